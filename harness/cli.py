@@ -1,0 +1,151 @@
+"""The ``harness`` command: compare every port, run one, or list them.
+
+Exit codes: 0 when every cell that ran passed and the ports agree, 1 otherwise, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harness import __version__
+from harness.compare import agreements
+from harness.discover import Port, discover
+from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
+from harness.model import METHODS, Outcome
+from harness.report import Versions, render_compare, render_list, succeeded, write_json
+from harness.run import missing_requirement, version
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class DiscCounts(click.ParamType):
+    """``5``, ``1-10``, ``3,8,12`` or a mix such as ``0-4,8``: the numbers of discs to run."""
+
+    name = "N"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        counts: set[int] = set()
+        for part in str(value).split(","):
+            low, dash, high = part.strip().partition("-")
+            if not low.isdecimal() or (dash and not high.isdecimal()):
+                self.fail(f"{value!r} is not a number of discs (0 or more) or a range such as 5, 1-10 or 3,8,12", param, ctx)
+            first, last = int(low), int(high) if dash else int(low)
+            if last < first:
+                self.fail(f"the range {part!r} runs backwards", param, ctx)
+            counts.update(range(first, last + 1))
+        return sorted(counts)
+
+
+def _names(value: str | None, known: list[str], what: str) -> list[str]:
+    """A comma-separated choice from ``known``; all of them when none is given."""
+    if value is None:
+        return known
+    chosen = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in known]
+    if unknown or not chosen:
+        raise click.BadParameter(f"unknown {what} {', '.join(map(repr, unknown)) or repr(value)}; known: {', '.join(known)}")
+    return chosen
+
+
+def _versions(ports: list[Port]) -> Versions:
+    return {port.name: {req.executable: version(req) for req in port.requires} for port in ports}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="harness")
+@click.option(
+    "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=PROJECT_ROOT,
+    show_default="the project's checkout", help="Folder whose subfolders hold the ports, one language.toml each.",
+)
+@click.pass_context
+def main(ctx: click.Context, root: Path) -> None:
+    """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
+    ctx.obj = discover(root)
+    if not ctx.obj:
+        raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml")
+
+
+timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
+    help="Seconds each cell may run before it is stopped.",
+)
+
+
+@main.command()
+@click.option("--n", "ns", type=DiscCounts(), required=True, help="Discs: 5, 1-10 or 3,8,12.")
+@click.option("--lang", help="Ports to run, comma-separated (default: all).")
+@click.option("--method", help=f"Methods to run, comma-separated (default: {', '.join(METHODS)}).")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Cells run at once.")
+@timeout_option
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Write a JSON report here.")
+@click.option("--strict", is_flag=True, help="A missing interpreter fails the run instead of skipping its cells.")
+@click.pass_obj
+def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_path, strict) -> None:
+    """Run every (port, method) cell for each n, verify each, and check that all agree."""
+    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language")]
+    methods = _names(method, list(METHODS), "method")
+    console = Console()
+    total = len(ports) * len(methods) * len(ns)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
+    ) as progress:
+        task = progress.add_task("cells", total=total)
+        cells = evaluate_all(
+            ports, methods, ns, jobs, timeout, strict,
+            on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
+        )
+    agreement = agreements(cells)
+    versions = _versions(ports)
+    render_compare(console, ports, methods, cells, agreement, versions)
+    if json_path:
+        write_json(json_path, ports, cells, agreement, versions)
+        console.print(f"JSON report: {json_path}")
+    sys.exit(0 if succeeded(cells, agreement) else 1)
+
+
+@main.command()
+@click.argument("lang")
+@click.argument("method")
+@click.option("--n", type=click.IntRange(min=0), required=True, help="The number of discs.")
+@click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
+@timeout_option
+@click.pass_obj
+def run(ports: list[Port], lang, method, n, raw, timeout) -> None:
+    """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
+    by_name = {port.name: port for port in ports}
+    port = by_name[_names(lang, list(by_name), "language")[0]]
+    method = _names(method, list(METHODS), "method")[0]
+    out = sys.stdout
+    cell = evaluate(
+        port, method, n, timeout,
+        on_line=(lambda line: out.write(line + "\n")) if raw else None,
+        on_move=None if raw else (lambda move: out.write(move.canonical() + "\n")),
+    )
+    out.flush()
+    if cell.outcome is not Outcome.PASS:
+        err = Console(stderr=True)
+        err.print(f"{cell.label}: {cell.outcome.value}: {cell.detail}", highlight=False, markup=False)
+        for line in cell.diff:
+            err.print(line, highlight=False, markup=False)
+        sys.exit(1)
+
+
+@main.command(name="list")
+@click.pass_obj
+def list_ports(ports: list[Port]) -> None:
+    """Show each port, its methods, and whether its interpreter is here, with its version."""
+    missing = {}
+    for port in ports:
+        requirement = missing_requirement(port)
+        if requirement:
+            missing[port.name] = f"{requirement.executable}; {requirement.install}".rstrip("; ")
+    render_list(Console(), ports, _versions(ports), missing)

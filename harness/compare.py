@@ -1,0 +1,123 @@
+"""Compare moves without holding them: a digest per cell, and a walk beside the reference that keeps
+only the first difference and a few moves around it, shown like a unified diff."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from harness.model import METHODS, Cell, Move
+
+CONTEXT = 3
+DIGEST_BATCH = 4096
+
+
+class StreamDigest:
+    """sha256 of the canonical moves, one per line, fed in batches to keep it cheap."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self._pending: list[str] = []
+
+    def update(self, move: Move) -> None:
+        self._pending.append(move.canonical())
+        if len(self._pending) >= DIGEST_BATCH:
+            self._flush()
+
+    def hexdigest(self) -> str:
+        self._flush()
+        return self._hash.hexdigest()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._hash.update(("\n".join(self._pending) + "\n").encode())
+            self._pending.clear()
+
+
+def _same(actual: Move, expected: Move | None) -> bool:
+    """A move whose disc could not be named still matches on its pegs."""
+    return (
+        expected is not None
+        and actual.src == expected.src
+        and actual.dst == expected.dst
+        and actual.disk in (None, expected.disk)
+    )
+
+
+class Divergence:
+    """Walks a cell's moves beside the reference's, remembering the first move where they part."""
+
+    def __init__(self, reference: Iterator[Move]):
+        self._reference = reference
+        self._before: collections.deque[Move] = collections.deque(maxlen=CONTEXT)
+        self._expected: list[Move] = []
+        self._actual: list[Move] = []
+        self.count = 0
+        self.at: int | None = None
+
+    def feed(self, move: Move) -> bool:
+        """Take the cell's next move; False once the difference and its context are complete."""
+        self.count += 1
+        expected = next(self._reference, None)
+        if self.at is None:
+            if _same(move, expected):
+                self._before.append(move)
+                return True
+            self.at = self.count
+        if expected is not None and len(self._expected) <= CONTEXT:
+            self._expected.append(expected)
+        if len(self._actual) <= CONTEXT:
+            self._actual.append(move)
+        return len(self._actual) <= CONTEXT
+
+    def finish(self) -> None:
+        """The cell's moves have ended: reference moves still to come are a difference too."""
+        if self.at is None:
+            expected = next(self._reference, None)
+            if expected is None:
+                return
+            self.at = self.count + 1
+            self._expected.append(expected)
+        while len(self._expected) <= CONTEXT and (expected := next(self._reference, None)) is not None:
+            self._expected.append(expected)
+
+    def unified(self, expected_label: str, actual_label: str) -> list[str]:
+        """The difference as unified-diff lines, numbered by move; empty where the moves agree."""
+        if self.at is None:
+            return []
+        first = self.at - len(self._before)
+        lines = [
+            f"--- {expected_label}",
+            f"+++ {actual_label}",
+            f"@@ -{first},{len(self._before) + len(self._expected)} +{first},{len(self._before) + len(self._actual)} @@",
+        ]
+        lines += [f"  {move.canonical()}" for move in self._before]
+        lines += [f"- {move.canonical()}" for move in self._expected]
+        lines += [f"+ {move.canonical()}" for move in self._actual]
+        return lines
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """For one n and one set of rules: which cells printed which sequence, by digest."""
+
+    n: int
+    rules: str
+    by_digest: dict[str, list[str]]
+
+    @property
+    def agrees(self) -> bool:
+        return len(self.by_digest) <= 1
+
+
+def agreements(cells: Iterable[Cell]) -> list[Agreement]:
+    """Group the cells that printed a whole sequence by n and by the rules of their method."""
+    groups: dict[tuple[int, str], dict[str, list[str]]] = collections.defaultdict(dict)
+    for cell in cells:
+        if cell.digest is not None:
+            groups[(cell.n, METHODS[cell.method].name)].setdefault(cell.digest, []).append(
+                f"{cell.language}/{cell.method}"
+            )
+    return [Agreement(n, rules, by_digest) for (n, rules), by_digest in sorted(groups.items())]

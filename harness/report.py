@@ -1,0 +1,165 @@
+"""Say what happened: a table of ports by methods, what went wrong and where, whether the ports agree,
+and the same as JSON for machines."""
+
+from __future__ import annotations
+
+import collections
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness import __version__
+from harness.compare import Agreement
+from harness.discover import Port
+from harness.model import Cell, Outcome
+
+STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
+SHOWN_DIFFS = 5
+
+Versions = dict[str, dict[str, str | None]]
+
+
+def succeeded(cells: Iterable[Cell], agreement: Iterable[Agreement]) -> bool:
+    """Every cell that ran passed, and each group of comparable cells printed one sequence."""
+    return all(cell.outcome in (Outcome.PASS, Outcome.SKIPPED) for cell in cells) and all(
+        group.agrees for group in agreement
+    )
+
+
+def span(ns: Sequence[int]) -> str:
+    """``0-12`` for a run of consecutive n, else ``3,8,12``."""
+    ns = sorted(ns)
+    if len(ns) > 2 and ns == list(range(ns[0], ns[-1] + 1)):
+        return f"{ns[0]}-{ns[-1]}"
+    return ",".join(map(str, ns))
+
+
+def _summary(cells: list[Cell], single_n: bool) -> str:
+    """One table cell: how a port's method did over every n that was asked."""
+    if not cells:
+        return ""
+    by_outcome: dict[Outcome, list[Cell]] = collections.defaultdict(list)
+    for cell in cells:
+        by_outcome[cell.outcome].append(cell)
+    parts = []
+    for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.SKIPPED, Outcome.PASS):
+        group = by_outcome.get(outcome)
+        if not group:
+            continue
+        moves = sum(cell.moves for cell in group)
+        if single_n:
+            text = f"{outcome.value} · {moves:,} moves" if outcome is not Outcome.SKIPPED else outcome.value
+        elif outcome is Outcome.PASS:
+            text = f"pass ×{len(group)} · {moves:,} moves"
+        else:
+            text = f"{outcome.value} n={span([cell.n for cell in group])}"
+        parts.append(f"[{STYLE[outcome]}]{text}[/]")
+    return "\n".join(parts)
+
+
+def _problems(cells: Iterable[Cell]) -> list[str]:
+    """Each distinct problem once, with the methods and n it happened for."""
+    grouped: dict[tuple[str, Outcome, str], list[Cell]] = collections.defaultdict(list)
+    for cell in cells:
+        if cell.outcome is not Outcome.PASS:
+            grouped[(cell.language, cell.outcome, cell.detail)].append(cell)
+    lines = []
+    for (language, outcome, detail), group in grouped.items():
+        methods = ",".join(dict.fromkeys(cell.method for cell in group))
+        where = f"{language}/{methods} n={span(sorted({cell.n for cell in group}))}"
+        lines.append(f"[{STYLE[outcome]}]{outcome.value}[/] [bold]{escape(where)}[/]: {escape(detail)}")
+    return lines
+
+
+def _diff_lines(diff: list[str]) -> list[str]:
+    colours = {"-": "red", "+": "green", "@": "cyan"}
+    return [f"[{colours.get(line[:1], 'default')}]{escape(line)}[/]" for line in diff]
+
+
+def render_compare(
+    console: Console, ports: Sequence[Port], methods: Sequence[str], cells: Sequence[Cell],
+    agreement: Sequence[Agreement], versions: Versions,
+) -> None:
+    ns = sorted({cell.n for cell in cells})
+    table = Table(title=f"Tower of Hanoi, n = {span(ns)}", title_justify="left")
+    table.add_column("port")
+    for method in methods:
+        table.add_column(method)
+    by_port: dict[tuple[str, str], list[Cell]] = collections.defaultdict(list)
+    for cell in cells:
+        by_port[(cell.language, cell.method)].append(cell)
+    for port in ports:
+        found = [version for version in versions.get(port.name, {}).values() if version]
+        label = f"{port.name}\n[dim]{escape(', '.join(found))}[/]" if found else port.name
+        table.add_row(label, *(_summary(by_port[(port.name, method)], len(ns) == 1) for method in methods))
+    console.print(table)
+
+    problems = _problems(cells)
+    if problems:
+        console.print("\n[bold]Problems[/]")
+        for line in problems:
+            console.print(f"  {line}", highlight=False)
+    diffs = [cell for cell in cells if cell.diff]
+    if diffs:
+        console.print("\n[bold]Where the moves part from the reference[/] (canonical moves: DISK SRC DST)")
+        for cell in diffs[:SHOWN_DIFFS]:
+            for line in _diff_lines(cell.diff):
+                console.print(f"  {line}", highlight=False)
+            console.print()
+        if len(diffs) > SHOWN_DIFFS:
+            console.print(f"  … and {len(diffs) - SHOWN_DIFFS} more; --json FILE keeps them all")
+
+    console.print()
+    for group in agreement:
+        if not group.agrees:
+            console.print(f"[red]n={group.n} ({group.rules}): the ports print {len(group.by_digest)} different sequences[/]")
+            for digest, labels in group.by_digest.items():
+                console.print(f"  {digest[:12]}  {escape(', '.join(labels))}", highlight=False)
+    ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
+    counts = collections.Counter(cell.outcome.value for cell in cells)
+    tally = ", ".join(f"{counts[outcome.value]} {outcome.value}" for outcome in Outcome if counts[outcome.value])
+    if not ran:
+        console.print(f"[yellow]No cell ran[/] ({tally}).")
+    elif succeeded(cells, agreement):
+        console.print(f"[green]All {len(ran)} cells that ran pass and agree[/]: one sequence for each n ({tally}).")
+    else:
+        console.print(f"[red]Not all ports pass and agree[/] ({tally}).")
+
+
+def render_list(console: Console, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
+    table = Table(title="Ports", title_justify="left")
+    for column in ("port", "methods", "interpreter", "summary"):
+        table.add_column(column)
+    for port in ports:
+        if port.problem:
+            found = f"[magenta]manifest problem: {escape(port.problem)}[/]"
+        elif port.name in missing:
+            found = f"[yellow]missing: {escape(missing[port.name])}[/]"
+        else:
+            found = "[green]found[/] " + escape(", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items()))
+        table.add_row(port.name, ", ".join(port.methods), found, escape(port.summary))
+    console.print(table)
+
+
+def write_json(
+    path: Path, ports: Sequence[Port], cells: Sequence[Cell], agreement: Sequence[Agreement], versions: Versions
+) -> None:
+    report = {
+        "harness": __version__,
+        "passed": succeeded(cells, agreement),
+        "ports": {
+            port.name: {"summary": port.summary, "versions": versions.get(port.name, {}), "problem": port.problem}
+            for port in ports
+        },
+        "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in cells],
+        "agreement": [
+            {"n": group.n, "rules": group.rules, "agrees": group.agrees, "digests": group.by_digest}
+            for group in agreement
+        ],
+    }
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

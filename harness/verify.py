@@ -1,0 +1,55 @@
+"""Replay moves on a board and enforce the rules as they happen: trust no port, not even when all agree."""
+
+from __future__ import annotations
+
+from harness.model import PEGS, Move, Rules
+
+
+class Violation(ValueError):
+    """A move, or the end of a run, that breaks the rules; the message names the move and the rule."""
+
+
+def describe(move: Move) -> str:
+    disk = "a disc" if move.disk is None else f"disk {move.disk}"
+    return f"{disk} from peg {move.src} to peg {move.dst}"
+
+
+class Board:
+    """Three pegs with discs 1..n on peg 0, 1 the smallest, that accept only legal moves."""
+
+    def __init__(self, n: int, rules: Rules):
+        self.n = n
+        self.rules = rules
+        self.limit = rules.optimal_count(n)
+        self.pegs: list[list[int]] = [list(range(n, 0, -1))] + [[] for _ in range(PEGS - 1)]
+        self.count = 0
+
+    def play(self, move: Move) -> Move:
+        """Make the move and return it with its disc named (inferred from the board when the port gave none)."""
+        self.count += 1
+        where = f"move {self.count} ({describe(move)})"
+        if self.count > self.limit:
+            raise Violation(f"{where}: more moves than the optimal {self.limit} ({self.rules.count_formula})")
+        if move.src == move.dst:
+            raise Violation(f"{where}: source and target are the same peg")
+        source, target = self.pegs[move.src], self.pegs[move.dst]
+        if not source:
+            raise Violation(f"{where}: peg {move.src} is empty")
+        disk = source[-1]
+        if move.disk is not None and move.disk != disk:
+            raise Violation(f"{where}: the top of peg {move.src} is disk {disk}, not disk {move.disk}")
+        if target and target[-1] < disk:
+            raise Violation(f"{where}: puts disk {disk} on smaller disk {target[-1]}")
+        target.append(source.pop())
+        return Move(disk, move.src, move.dst)
+
+    def finish(self) -> None:
+        """Check the run ended solved: every disc on the target peg. With no move past the optimal
+        count allowed, and none shorter possible, a solved board means an optimal run."""
+        if len(self.pegs[self.rules.target]) != self.n:
+            raise Violation(
+                f"after {self.count} moves the discs are not all on peg {self.rules.target}: {self.layout()}"
+            )
+
+    def layout(self) -> str:
+        return "; ".join(f"peg {index}: {peg}" for index, peg in enumerate(self.pegs))
