@@ -44,19 +44,36 @@ class DiscCounts(click.ParamType):
         return sorted(counts)
 
 
-def _names(value: str | None, known: list[str], what: str) -> list[str]:
+def _names(value: str | None, known: list[str], what: str, hint: str) -> list[str]:
     """A comma-separated choice from ``known``; all of them when none is given."""
     if value is None:
         return known
     chosen = [name.strip() for name in value.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in known]
     if unknown or not chosen:
-        raise click.BadParameter(f"unknown {what} {', '.join(map(repr, unknown)) or repr(value)}; known: {', '.join(known)}")
+        unknown_text = ", ".join(map(repr, unknown)) or repr(value)
+        raise click.BadParameter(f"unknown {what} {unknown_text}; known: {', '.join(known)}", param_hint=hint)
     return chosen
 
 
 def _versions(ports: list[Port]) -> Versions:
     return {port.name: {req.executable: version(req) for req in port.requires} for port in ports}
+
+
+def main() -> None:
+    """The console command: click's own handling, but a usage error is one line on stderr and exit 2."""
+    try:
+        sys.exit(cli.main(standalone_mode=False))
+    except click.UsageError as error:
+        where = error.ctx.command_path if error.ctx else "harness"
+        click.echo(f"{where}: {error.format_message()} (see {where} --help)", err=True)
+        sys.exit(2)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.Abort:
+        click.echo("harness: interrupted", err=True)
+        sys.exit(130)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,7 +83,7 @@ def _versions(ports: list[Port]) -> Versions:
     show_default="the project's checkout", help="Folder whose subfolders hold the ports, one language.toml each.",
 )
 @click.pass_context
-def main(ctx: click.Context, root: Path) -> None:
+def cli(ctx: click.Context, root: Path) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
     ctx.obj = discover(root)
     if not ctx.obj:
@@ -79,19 +96,19 @@ timeout_option = click.option(
 )
 
 
-@main.command()
+@cli.command()
 @click.option("--n", "ns", type=DiscCounts(), required=True, help="Discs: 5, 1-10 or 3,8,12.")
 @click.option("--lang", help="Ports to run, comma-separated (default: all).")
 @click.option("--method", help=f"Methods to run, comma-separated (default: {', '.join(METHODS)}).")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Cells run at once.")
 @timeout_option
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Write a JSON report here.")
+@click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write a JSON report to this file.")
 @click.option("--strict", is_flag=True, help="A missing interpreter fails the run instead of skipping its cells.")
 @click.pass_obj
-def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_path, strict) -> None:
+def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
-    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language")]
-    methods = _names(method, list(METHODS), "method")
+    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
+    methods = _names(method, list(METHODS), "method", "'--method'")
     console = Console()
     total = len(ports) * len(methods) * len(ns)
     with Progress(
@@ -106,13 +123,13 @@ def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_path, stric
     agreement = agreements(cells)
     versions = _versions(ports)
     render_compare(console, ports, methods, cells, agreement, versions)
-    if json_path:
-        write_json(json_path, ports, cells, agreement, versions)
-        console.print(f"JSON report: {json_path}")
+    if json_file:
+        write_json(json_file, ports, cells, agreement, versions)
+        console.print(f"JSON report: {json_file.name}")
     sys.exit(0 if succeeded(cells, agreement) else 1)
 
 
-@main.command()
+@cli.command()
 @click.argument("lang")
 @click.argument("method")
 @click.option("--n", type=click.IntRange(min=0), required=True, help="The number of discs.")
@@ -122,8 +139,8 @@ def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_path, stric
 def run(ports: list[Port], lang, method, n, raw, timeout) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     by_name = {port.name: port for port in ports}
-    port = by_name[_names(lang, list(by_name), "language")[0]]
-    method = _names(method, list(METHODS), "method")[0]
+    port = by_name[_names(lang, list(by_name), "language", "'LANG'")[0]]
+    method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     out = sys.stdout
     cell = evaluate(
         port, method, n, timeout,
@@ -139,7 +156,7 @@ def run(ports: list[Port], lang, method, n, raw, timeout) -> None:
         sys.exit(1)
 
 
-@main.command(name="list")
+@cli.command(name="list")
 @click.pass_obj
 def list_ports(ports: list[Port]) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version."""

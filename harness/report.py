@@ -6,8 +6,7 @@ from __future__ import annotations
 import collections
 import json
 from dataclasses import asdict
-from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, TextIO
 
 from rich.console import Console
 from rich.markup import escape
@@ -147,7 +146,7 @@ def render_list(console: Console, ports: Sequence[Port], versions: Versions, mis
 
 
 def write_json(
-    path: Path, ports: Sequence[Port], cells: Sequence[Cell], agreement: Sequence[Agreement], versions: Versions
+    out: TextIO, ports: Sequence[Port], cells: Sequence[Cell], agreement: Sequence[Agreement], versions: Versions
 ) -> None:
     report = {
         "harness": __version__,
@@ -162,4 +161,5 @@ def write_json(
             for group in agreement
         ],
     }
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    json.dump(report, out, indent=2)
+    out.write("\n")

@@ -1,0 +1,60 @@
+"""Shared helpers: the project's real ports, suites that mix them with faulty ones, and the harness
+run as a real process, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.compare import StreamDigest
+from harness.discover import Port, discover
+from harness.model import CLASSIC
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
+REAL_PORTS = ("python", "bash")
+
+
+@pytest.fixture(scope="session")
+def real_ports() -> dict[str, Port]:
+    ports = {port.name: port for port in discover(ROOT)}
+    assert set(REAL_PORTS) <= set(ports), f"expected the ports {REAL_PORTS}, found {sorted(ports)}"
+    return ports
+
+
+def reference_digest(n: int) -> str:
+    digest = StreamDigest()
+    for move in CLASSIC.reference(n):
+        digest.update(move)
+    return digest.hexdigest()
+
+
+def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS) -> Path:
+    """A folder of ports: links to some of the project's real ones and to fakes from tests/fake_ports."""
+    root = tmp_path / "ports"
+    root.mkdir()
+    for name in real:
+        (root / name).symlink_to(ROOT / name)
+    for name in fakes:
+        (root / name).symlink_to(FAKE_PORTS / name)
+    return root
+
+
+def harness(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """The harness command, run as a separate process."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
+
+
+def compare_json(tmp_path: Path, *args: str, root: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """``harness compare`` with a JSON report, and that report."""
+    report = tmp_path / "report.json"
+    prefix = ("--root", str(root)) if root else ()
+    done = harness(*prefix, "compare", *args, "--json", str(report))
+    assert report.exists(), done.stderr
+    return done, json.loads(report.read_text())

@@ -1,0 +1,70 @@
+"""The project's ports, run for real: every method, n = 0..10, against the reference and each other;
+and their own command lines, refusing bad input."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import REAL_PORTS, compare_json, reference_digest
+from harness.evaluate import evaluate
+from harness.model import METHODS, Outcome
+
+NS = range(11)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("language", REAL_PORTS)
+def test_each_method_prints_the_reference_moves(real_ports, language, method):
+    for n in NS:
+        cell = evaluate(real_ports[language], method, n)
+        assert (cell.outcome, cell.detail) == (Outcome.PASS, ""), cell.label
+        assert cell.moves == 2**n - 1
+        assert cell.digest == reference_digest(n), cell.label
+        assert cell.diff == []
+
+
+def test_all_ports_and_methods_agree_through_compare(tmp_path):
+    done, report = compare_json(tmp_path, "--n", "0-10")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["passed"] is True
+    assert len(report["cells"]) == len(REAL_PORTS) * len(METHODS) * len(NS)
+    assert {cell["outcome"] for cell in report["cells"]} == {"pass"}
+    assert [group["n"] for group in report["agreement"]] == list(NS)
+    for group in report["agreement"]:
+        assert group["agrees"] is True
+        [(digest, labels)] = group["digests"].items()
+        assert digest == reference_digest(group["n"])
+        assert len(labels) == len(REAL_PORTS) * len(METHODS)
+
+
+@pytest.mark.parametrize("language", REAL_PORTS)
+@pytest.mark.parametrize(
+    "args, complaint",
+    [
+        (["binary", "-1"], "-1"),
+        (["recursive", "2.5"], "2.5"),
+        (["iterative", "three"], "three"),
+        (["binary"], ""),
+        ([], ""),
+        (["sideways", "3"], "sideways"),
+    ],
+)
+def test_port_refuses_bad_input_with_usage_and_exit_2(real_ports, language, args, complaint):
+    port = real_ports[language]
+    argv = [part for part in port.command if part not in ("{method}", "{n}")] + args
+    done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "usage" in done.stderr.lower()
+    assert complaint in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("language", REAL_PORTS)
+def test_zero_discs_print_nothing_and_succeed(real_ports, language):
+    port = real_ports[language]
+    for method in METHODS:
+        done = subprocess.run(port.argv(method, 0), cwd=port.folder, capture_output=True, text=True, timeout=30)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
