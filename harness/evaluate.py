@@ -14,7 +14,7 @@ from harness.compare import Divergence, StreamDigest
 from harness.discover import Port
 from harness.model import METHODS, Cell, Move, Outcome
 from harness.normalise import Reader, Unreadable
-from harness.run import PortProcess, missing_requirement
+from harness.run import Finish, PortProcess, missing_requirement
 from harness.verify import Board, Violation
 
 DEFAULT_TIMEOUT = 120.0
@@ -39,75 +39,99 @@ def evaluate(
 
 
 def _play(cell: Cell, port: Port, timeout: float, strict: bool, on_line, on_move) -> None:
-    if port.problem:
-        cell.outcome, cell.detail = Outcome.ERROR, port.problem
+    refusal = _refusal(port, cell.method, strict)
+    if refusal:
+        cell.outcome, cell.detail = refusal
         return
-    if cell.method not in port.methods:
-        cell.outcome, cell.detail = Outcome.SKIPPED, f"{port.name} does not offer the {cell.method} method"
-        return
-    missing = missing_requirement(port)
-    if missing:
-        cell.outcome = Outcome.ERROR if strict else Outcome.SKIPPED
-        cell.detail = f"{missing.executable} not found on PATH" + (f"; {missing.install}" if missing.install else "")
-        return
-    rules = METHODS[cell.method]
-    reader, board = Reader(port), Board(cell.n, rules)
-    digest, divergence = StreamDigest(), Divergence(rules.reference(cell.n))
-    problem: tuple[Outcome, str] | None = None
-    read_all = True
+    reading = _Reading(cell, port, on_line, on_move)
     try:
         process = PortProcess(port, cell.method, cell.n, timeout)
     except OSError as error:
         cell.outcome, cell.detail = Outcome.ERROR, f"could not start {port.argv(cell.method, cell.n)[0]}: {error}"
         return
     with process:
-        for line_number, line in enumerate(process.lines(), 1):
-            if on_line:
-                on_line(line)
-            try:
-                move = reader.read(line)
-            except Unreadable as error:
-                problem = problem or (Outcome.ERROR, f"line {line_number}: {error}")
-                read_all = False
-                break
-            if problem is None:
-                try:
-                    move = board.play(move)
-                except Violation as error:
-                    problem = (Outcome.FAIL, f"line {line_number}: {error}")
-                else:
-                    digest.update(move)
-                    if on_move:
-                        on_move(move)
-            if not divergence.feed(move) and problem:
-                read_all = False
-                break
-        if not read_all:
+        reading.consume(process.lines())
+        if not reading.read_all:
             process.stop()
         finish = process.finish()
-    cell.moves = divergence.count
-    if read_all and not finish.timed_out:
-        divergence.finish()
-    cell.diff = divergence.unified("reference", f"{cell.language}/{cell.method} n={cell.n}")
-    if finish.timed_out:
-        cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
-    elif problem and problem[0] is Outcome.ERROR:
-        cell.outcome, cell.detail = problem
-    elif finish.returncode != 0 and not finish.stopped:
-        cell.outcome = Outcome.ERROR
-        cell.detail = f"exited with code {finish.returncode} after {cell.moves} moves" + (
-            f"; stderr ends:\n{finish.stderr_tail}" if finish.stderr_tail else "; stderr was empty"
-        )
-    elif problem:
-        cell.outcome, cell.detail = problem
-    else:
-        cell.digest = digest.hexdigest()
-        try:
-            board.finish()
-        except Violation as error:
-            cell.outcome, cell.detail = Outcome.FAIL, str(error)
+    reading.judge(finish, timeout)
+
+
+def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | None:
+    """Why the cell cannot run at all, if it cannot."""
+    if port.problem:
+        return Outcome.ERROR, port.problem
+    if method not in port.methods:
+        return Outcome.SKIPPED, f"{port.name} does not offer the {method} method"
+    missing = missing_requirement(port)
+    if missing:
+        detail = f"{missing.executable} not found on PATH" + (f"; {missing.install}" if missing.install else "")
+        return (Outcome.ERROR if strict else Outcome.SKIPPED), detail
+    return None
+
+
+class _Reading:
+    """A cell's lines as they arrive: read, played on the board, digested, walked beside the reference."""
+
+    def __init__(self, cell: Cell, port: Port, on_line, on_move):
+        rules = METHODS[cell.method]
+        self.cell, self.on_line, self.on_move = cell, on_line, on_move
+        self.reader, self.board = Reader(port), Board(cell.n, rules)
+        self.digest, self.divergence = StreamDigest(), Divergence(rules.reference(cell.n))
+        self.problem: tuple[Outcome, str] | None = None
+        self.read_all = True
+
+    def consume(self, lines: Iterable[str]) -> None:
+        """Read until the port ends, or until a problem is found and the diff around it is complete."""
+        for line_number, line in enumerate(lines, 1):
+            if self.on_line:
+                self.on_line(line)
+            try:
+                move = self.reader.read(line)
+            except Unreadable as error:
+                self.problem = self.problem or (Outcome.ERROR, f"line {line_number}: {error}")
+                self.read_all = False
+                return
+            if self.problem is None:
+                try:
+                    move = self.board.play(move)
+                except Violation as error:
+                    self.problem = (Outcome.FAIL, f"line {line_number}: {error}")
+                else:
+                    self.digest.update(move)
+                    if self.on_move:
+                        self.on_move(move)
+            if not self.divergence.feed(move) and self.problem:
+                self.read_all = False
+                return
+
+    def judge(self, finish: Finish, timeout: float) -> None:
+        """The outcome, most fundamental fault first: a port that hung or crashed is not judged on its moves."""
+        cell = self.cell
+        cell.moves = self.divergence.count
+        if finish.timed_out:
+            cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
+        elif self.problem and self.problem[0] is Outcome.ERROR:
+            cell.outcome, cell.detail = self.problem
+        elif finish.returncode != 0 and not finish.stopped:
+            cell.outcome = Outcome.ERROR
+            cell.detail = f"exited with code {finish.returncode} after {cell.moves} moves" + (
+                f"; stderr ends:\n{finish.stderr_tail}" if finish.stderr_tail else "; stderr was empty"
+            )
+        elif self.problem:
+            cell.outcome, cell.detail = self.problem
         else:
-            cell.outcome = Outcome.PASS
+            cell.digest = self.digest.hexdigest()
+            try:
+                self.board.finish()
+            except Violation as error:
+                cell.outcome, cell.detail = Outcome.FAIL, str(error)
+            else:
+                cell.outcome = Outcome.PASS
+        if cell.outcome is Outcome.FAIL:
+            if self.read_all:
+                self.divergence.finish()
+            cell.diff = self.divergence.unified("reference", f"{cell.language}/{cell.method} n={cell.n}")
 
 
 def evaluate_all(

@@ -20,8 +20,8 @@ def moves(fault, n):
     if fault == "detour":  # legal, but two moves more than the optimal
         yield from ((1, 0, 1), (1, 1, 0))
     for number, (disk, src, dst) in enumerate(optimal(n), 1):
-        if number == 2 and fault == "illegal":  # disk 2 onto disk 1
-            yield 2, 0, 2
+        if number == 2 and fault == "illegal":  # disk 2 onto disk 1, on the peg it should avoid
+            yield disk, src, 3 - src - dst
         elif number == 2 and fault == "wrong-disk":  # the right pegs, the wrong disc named
             yield disk + 1, src, dst
         else:

@@ -1,0 +1,168 @@
+"""Faulty ports, run beside the real ones: each fault is reported as the right outcome with a detail
+that names the port, the line and the rule, and the healthy ports' results are all still there."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import REAL_PORTS, compare_json, reference_digest
+from harness.model import METHODS
+
+FAKES = (
+    "crash", "hang", "garbage", "illegal", "detour", "wrong-disk",
+    "missing-interpreter", "broken-manifest", "seed-b_toh", "seed-i_toh",
+)
+TIMEOUT = 3
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One compare over the real ports and every fake, n = 0..4: the process, its report, its cells."""
+    tmp_path = tmp_path_factory.mktemp("faults")
+    from conftest import suite
+
+    root = suite(tmp_path, *FAKES)
+    done, report = compare_json(tmp_path, "--n", "0-4", "--timeout", str(TIMEOUT), "--jobs", "4", root=root)
+    cells = {(cell["language"], cell["method"], cell["n"]): cell for cell in report["cells"]}
+    return done, report, cells
+
+
+def test_run_fails_but_reports_every_cell(run):
+    done, report, cells = run
+    assert done.returncode == 1
+    assert report["passed"] is False
+    assert len(cells) == (len(REAL_PORTS) + len(FAKES)) * len(METHODS) * 5
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_healthy_ports_still_pass(run):
+    _, _, cells = run
+    for language in REAL_PORTS:
+        for method in METHODS:
+            for n in range(5):
+                cell = cells[(language, method, n)]
+                assert cell["outcome"] == "pass", cell
+                assert cell["digest"] == reference_digest(n)
+
+
+def test_crash_is_an_error_with_exit_code_and_stderr(run):
+    cell = run[2][("crash", "recursive", 3)]
+    assert cell["outcome"] == "error"
+    assert "exited with code 3 after 2 moves" in cell["detail"]
+    assert "fake: simulated crash" in cell["detail"]
+
+
+def test_hang_is_stopped_at_the_timeout_and_leaves_no_process(run):
+    cells = run[2]
+    cell = cells[("hang", "binary", 4)]
+    assert cell["outcome"] == "error"
+    assert cell["detail"] == f"timed out after {TIMEOUT} s, having printed 1 moves"
+    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 5
+    assert cells[("hang", "recursive", 4)]["outcome"] == "skipped"
+    assert "does not offer the recursive method" in cells[("hang", "recursive", 4)]["detail"]
+    survivors = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"../fake.py" in argv and b"hang" in argv:
+                survivors.append(proc.name)
+    assert survivors == [], f"processes left behind: {survivors}"
+
+
+def test_garbage_names_the_line_and_what_was_expected(run):
+    cell = run[2][("garbage", "iterative", 4)]
+    assert cell["outcome"] == "error"
+    assert cell["detail"].startswith("line 3: 'the quick brown fox' matches none of the port's patterns; expected ")
+    assert r"(?P<disk>\d+) (?P<src>\d) (?P<dst>\d)" in cell["detail"]
+
+
+def test_illegal_move_fails_naming_move_and_rule(run):
+    cell = run[2][("illegal", "binary", 3)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == "line 2: move 2 (disk 2 from peg 0 to peg 2): puts disk 2 on smaller disk 1"
+    even = run[2][("illegal", "iterative", 4)]
+    assert even["detail"] == "line 2: move 2 (disk 2 from peg 0 to peg 1): puts disk 2 on smaller disk 1"
+    assert cell["digest"] is None
+    assert cell["diff"][2:] == ["@@ -1,5 +1,5 @@", "  1 0 2", "- 2 0 1", "- 1 2 1", "- 3 0 2", "- 1 1 0",
+                                "+ 2 0 2", "+ 1 2 1", "+ 3 0 2", "+ 1 1 0"]
+
+
+def test_wrong_but_legal_sequence_fails_on_the_move_count_with_a_diff(run):
+    cells = run[2]
+    cell = cells[("detour", "recursive", 2)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == "line 4: move 4 (disk 2 from peg 0 to peg 2): more moves than the optimal 3 (2^n - 1)"
+    assert cell["diff"] == [
+        "--- reference", "+++ detour/recursive n=2", "@@ -1,3 +1,5 @@",
+        "  1 0 1", "- 2 0 2", "- 1 1 2", "+ 1 1 0", "+ 1 0 1", "+ 2 0 2", "+ 1 1 2",
+    ]
+    assert cells[("detour", "recursive", 0)]["outcome"] == "fail"  # even no disc at all may not be moved
+
+
+def test_wrong_disk_number_fails(run):
+    cell = run[2][("wrong-disk", "iterative", 4)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == "line 2: move 2 (disk 3 from peg 0 to peg 2): the top of peg 0 is disk 2, not disk 3"
+
+
+def test_missing_interpreter_is_skipped_with_how_to_install(run):
+    done, report, cells = run
+    cell = cells[("missing-interpreter", "binary", 2)]
+    assert cell["outcome"] == "skipped"
+    assert cell["detail"] == "hanoi-interpreter-nobody-has not found on PATH; apt-get install hanoi-interpreter"
+    assert report["ports"]["missing-interpreter"]["versions"] == {"hanoi-interpreter-nobody-has": None}
+
+
+def test_broken_manifest_is_an_error_on_each_cell(run):
+    cell = run[2][("broken-manifest", "binary", 1)]
+    assert cell["outcome"] == "error"
+    assert "broken-manifest/language.toml" in cell["detail"]
+    assert "needs the named groups src and dst" in cell["detail"]
+
+
+def test_seed_b_toh_as_printed_is_caught_for_even_n(run):
+    cells = run[2]
+    for n in (1, 3):
+        assert cells[("seed-b_toh", "binary", n)]["outcome"] == "pass"
+    for n in (2, 4):
+        cell = cells[("seed-b_toh", "binary", n)]
+        assert cell["outcome"] == "fail"
+        assert cell["detail"].startswith(f"after {2**n - 1} moves the discs are not all on peg 2: peg 0: []; peg 1: [")
+        assert cell["diff"][3] == "- 1 0 1"
+        assert "+ 1 0 2" in cell["diff"]
+    assert cells[("seed-b_toh", "binary", 2)]["diff"][2:] == [
+        "@@ -1,3 +1,3 @@", "- 1 0 1", "- 2 0 2", "- 1 1 2", "+ 1 0 2", "+ 2 0 1", "+ 1 2 1",
+    ]
+
+
+def test_seed_i_toh_as_printed_is_caught_for_even_n(run):
+    cells = run[2]
+    assert cells[("seed-i_toh", "iterative", 3)]["outcome"] == "pass"
+    cell = cells[("seed-i_toh", "iterative", 4)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == "after 15 moves the discs are not all on peg 2: peg 0: []; peg 1: [4, 3, 2, 1]; peg 2: []"
+
+
+def test_disagreement_is_reported_by_digest(run):
+    done, report, _ = run
+    group = next(group for group in report["agreement"] if group["n"] == 4)
+    assert group["agrees"] is False
+    agreeing = group["digests"][reference_digest(4)]
+    assert {f"{language}/{method}" for language in REAL_PORTS for method in METHODS} <= set(agreeing)
+    wrong = [labels for digest, labels in group["digests"].items() if digest != reference_digest(4)]
+    assert sorted(label for labels in wrong for label in labels) == ["seed-b_toh/binary", "seed-i_toh/iterative"]
+    assert "n=4 (classic): the ports print 2 different sequences" in done.stdout
+    assert "Where the moves part from the reference" in done.stdout
+
+
+def test_summary_table_shows_each_port(run):
+    out = run[0].stdout
+    for name in REAL_PORTS + FAKES:
+        assert name in out
+    assert "Not all ports pass and agree" in out
