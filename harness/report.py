@@ -132,7 +132,7 @@ def render_compare(
 
 def render_list(console: Console, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
     table = Table(title="Ports", title_justify="left")
-    for column in ("port", "methods", "interpreter", "summary"):
+    for column in ("port", "methods", "interpreter"):
         table.add_column(column)
     for port in ports:
         if port.problem:
@@ -141,7 +141,7 @@ def render_list(console: Console, ports: Sequence[Port], versions: Versions, mis
             found = f"[yellow]missing: {escape(missing[port.name])}[/]"
         else:
             found = "[green]found[/] " + escape(", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items()))
-        table.add_row(port.name, ", ".join(port.methods), found, escape(port.summary))
+        table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), found)
     console.print(table)
 
 

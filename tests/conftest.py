@@ -4,6 +4,7 @@ run as a real process, as a user runs it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,9 +46,10 @@ def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS) -> Pa
 
 
 def harness(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """The harness command, run as a separate process."""
+    """The harness command, run as a separate process, its tables wide enough not to wrap."""
     return subprocess.run(
-        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "COLUMNS": "200"},
     )
 
 

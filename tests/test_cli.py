@@ -1,0 +1,127 @@
+"""The harness command as a user meets it: exit codes, the JSON report, bad arguments, run and list."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REAL_PORTS, compare_json, harness, reference_digest, suite
+from harness.model import CLASSIC, METHODS
+
+
+def test_compare_passes_with_a_table_and_exit_0():
+    done = harness("compare", "--n", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Tower of Hanoi, n = 5" in done.stdout
+    assert done.stdout.count("pass · 31 moves") == len(REAL_PORTS) * len(METHODS)
+    assert "All 6 cells that ran pass and agree" in done.stdout
+
+
+def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
+    done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive")
+    assert done.returncode == 0
+    assert report["passed"] is True
+    assert set(report["ports"]) == set(REAL_PORTS)
+    assert report["ports"]["python"]["versions"]["python3"].startswith("Python 3.")
+    assert report["ports"]["bash"]["versions"]["bash"].startswith("GNU bash ")
+    cells = report["cells"]
+    assert [(c["n"], c["language"], c["method"]) for c in cells] == [
+        (3, "bash", "recursive"), (3, "python", "recursive"), (8, "bash", "recursive"), (8, "python", "recursive")
+    ]
+    for cell in cells:
+        assert set(cell) == {"language", "method", "n", "outcome", "moves", "digest", "seconds", "detail", "diff"}
+        assert (cell["outcome"], cell["moves"], cell["digest"], cell["detail"]) == (
+            "pass", 2 ** cell["n"] - 1, reference_digest(cell["n"]), ""
+        )
+        assert cell["seconds"] > 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["compare", "--n", "-1"], "'-1' is not a number of discs"),
+        (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
+        (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
+        (["compare"], "Missing option '--n'"),
+        (["compare", "--n", "3", "--lang", "cobol"], "unknown language 'cobol'; known: bash, python"),
+        (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative"),
+        (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
+        (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
+        (["compare", "--n", "3", "--json", "/no/such/folder/report.json"], "No such file or directory"),
+        (["run", "python", "binary", "--n", "-2"], "--n"),
+        (["run", "cobol", "binary", "--n", "2"], "unknown language 'cobol'"),
+        (["run", "python", "sideways", "--n", "2"], "unknown method 'sideways'"),
+        (["--root", "/no/such/folder", "list"], "--root"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_exit_2(args, message):
+    done = harness(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert message in done.stderr
+
+
+def test_a_root_without_ports_is_a_usage_error(tmp_path):
+    done = harness("--root", str(tmp_path), "list")
+    assert done.returncode == 2
+    assert f"no ports under {tmp_path}" in done.stderr
+
+
+def test_run_prints_canonical_moves():
+    done = harness("run", "bash", "binary", "--n", "4")
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [move.canonical() for move in CLASSIC.reference(4)]
+
+
+def test_run_raw_prints_the_ports_own_lines():
+    done = harness("run", "python", "iterative", "--n", "2", "--raw")
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == [
+        "Move smallest disk from position 0 to position 1",
+        "Move disk of size 2 from position 0 to position 2",
+        "Move smallest disk from position 1 to position 2",
+    ]
+
+
+def test_run_of_a_failing_cell_says_why_and_exits_1(tmp_path):
+    root = suite(tmp_path, "seed-b_toh", real=())
+    done = harness("--root", str(root), "run", "seed-b_toh", "binary", "--n", "2")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["1 0 2", "2 0 1", "1 2 1"]
+    assert "seed-b_toh/binary n=2: fail: after 3 moves the discs are not all on peg 2" in done.stderr
+    assert "- 1 0 1" in done.stderr and "+ 1 0 2" in done.stderr
+
+
+def test_list_shows_ports_interpreters_and_versions(tmp_path):
+    root = suite(tmp_path, "missing-interpreter", "broken-manifest")
+    done = harness("--root", str(root), "list")
+    assert done.returncode == 0
+    assert "Python 3." in done.stdout and "GNU bash" in done.stdout
+    assert "missing: hanoi-interpreter-nobody-has; apt-get install hanoi-interpreter" in done.stdout
+    assert "manifest problem" in done.stdout
+
+
+def test_strict_fails_the_run_on_a_missing_interpreter(tmp_path):
+    root = suite(tmp_path, "missing-interpreter")
+    assert harness("--root", str(root), "compare", "--n", "2").returncode == 0
+    strict = harness("--root", str(root), "compare", "--n", "2", "--strict")
+    assert strict.returncode == 1
+    assert "error missing-interpreter/binary,recursive,iterative n=2" in strict.stdout
+
+
+def test_a_run_where_nothing_ran_says_so(tmp_path):
+    root = suite(tmp_path, "missing-interpreter", real=())
+    done = harness("--root", str(root), "compare", "--n", "2")
+    assert done.returncode == 0
+    assert "No cell ran" in done.stdout
+
+
+def test_console_command_is_installed():
+    command = shutil.which("harness", path=str(Path(sys.executable).parent))
+    assert command, "the harness console command is not installed beside this Python (pip install -e .)"
+    assert harness("--version").stdout.strip() == "harness, version 0.1.0"

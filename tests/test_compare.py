@@ -1,0 +1,85 @@
+"""Digests and the walk beside the reference: flat in memory, exact about where two sequences part."""
+
+from __future__ import annotations
+
+import hashlib
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from harness.compare import CONTEXT, Divergence, StreamDigest, agreements
+from harness.model import CLASSIC, Cell, Move, Outcome
+
+moves = st.lists(st.builds(Move, st.integers(1, 9), st.integers(0, 2), st.integers(0, 2)), max_size=9000)
+
+
+@given(moves)
+def test_digest_is_sha256_of_the_canonical_lines(sequence):
+    digest = StreamDigest()
+    for move in sequence:
+        digest.update(move)
+    text = "".join(f"{m.disk} {m.src} {m.dst}\n" for m in sequence)
+    assert digest.hexdigest() == hashlib.sha256(text.encode()).hexdigest()
+
+
+def walk(actual: list[Move], n: int = 4) -> Divergence:
+    divergence = Divergence(CLASSIC.reference(n))
+    for move in actual:
+        if not divergence.feed(move):
+            break
+    else:
+        divergence.finish()
+    return divergence
+
+
+def test_the_same_moves_show_no_difference():
+    divergence = walk(list(CLASSIC.reference(4)))
+    assert divergence.at is None
+    assert divergence.unified("a", "b") == []
+
+
+@given(st.integers(0, 14), st.integers(0, 2), st.integers(0, 2))
+def test_the_first_difference_is_found_with_context(index, src, dst):
+    expected = list(CLASSIC.reference(4))
+    changed = Move(None, src, dst)
+    assume((changed.src, changed.dst) != (expected[index].src, expected[index].dst))
+    actual = expected[:index] + [changed] + expected[index + 1 :]
+    divergence = walk(actual)
+    assert divergence.at == index + 1
+    lines = divergence.unified("reference", "port")
+    before = expected[max(0, index - CONTEXT) : index]
+    after = expected[index : index + CONTEXT + 1]
+    assert lines[:3] == ["--- reference", "+++ port", f"@@ -{index + 1 - len(before)},{len(before) + len(after)} "
+                         f"+{index + 1 - len(before)},{len(before) + len(actual[index : index + CONTEXT + 1])} @@"]
+    assert lines[3 : 3 + len(before)] == [f"  {m.canonical()}" for m in before]
+    assert f"- {expected[index].canonical()}" in lines
+    assert f"+ ? {src} {dst}" in lines
+
+
+def test_a_port_that_stops_early_differs_where_it_stopped():
+    expected = list(CLASSIC.reference(4))
+    divergence = walk(expected[:5])
+    assert divergence.at == 6
+    assert divergence.unified("r", "p")[2:] == ["@@ -3,7 +3,3 @@"] + [f"  {m.canonical()}" for m in expected[2:5]] + [
+        f"- {m.canonical()}" for m in expected[5:9]
+    ]
+
+
+def test_a_port_that_goes_on_differs_after_the_last_reference_move():
+    expected = list(CLASSIC.reference(2))
+    divergence = walk(expected + [Move(1, 2, 0)], n=2)
+    assert divergence.at == 4
+    assert divergence.unified("r", "p")[-1] == "+ 1 2 0"
+
+
+def test_cells_agree_by_digest_per_n():
+    cells = [
+        Cell("a", "binary", 3, Outcome.PASS, digest="x"),
+        Cell("b", "iterative", 3, Outcome.PASS, digest="x"),
+        Cell("c", "recursive", 3, Outcome.FAIL, digest="y"),
+        Cell("d", "recursive", 3, Outcome.ERROR),
+        Cell("a", "binary", 4, Outcome.PASS, digest="z"),
+    ]
+    three, four = agreements(cells)
+    assert (three.n, three.agrees, three.by_digest) == (3, False, {"x": ["a/binary", "b/iterative"], "y": ["c/recursive"]})
+    assert (four.n, four.agrees) == (4, True)

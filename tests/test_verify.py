@@ -1,0 +1,115 @@
+"""The board: legal streams pass, every kind of illegal move is caught at the move that breaks the rule."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from harness.model import CLASSIC, PEGS, Move
+from harness.verify import Board, Violation
+
+N = 6  # 63 optimal moves: room for random walks that are legal but not yet over the count
+
+
+def textbook(n: int, src: int = 0, dst: int = 2, spare: int = 1):
+    """The recursive definition, independent of the harness's reference."""
+    if n:
+        yield from textbook(n - 1, src, spare, dst)
+        yield Move(n, src, dst)
+        yield from textbook(n - 1, spare, dst, src)
+
+
+def legal_moves(pegs: list[list[int]]) -> list[Move]:
+    return [
+        Move(pegs[src][-1], src, dst)
+        for src in range(PEGS)
+        for dst in range(PEGS)
+        if src != dst and pegs[src] and (not pegs[dst] or pegs[dst][-1] > pegs[src][-1])
+    ]
+
+
+@st.composite
+def legal_walks(draw, max_length: int = 40) -> list[Move]:
+    """A random sequence of legal moves from the start, as a port that wanders might print."""
+    pegs = [list(range(N, 0, -1)), [], []]
+    walk = []
+    for _ in range(draw(st.integers(0, max_length))):
+        move = draw(st.sampled_from(legal_moves(pegs)))
+        pegs[move.dst].append(pegs[move.src].pop())
+        walk.append(move)
+    return walk
+
+
+@pytest.mark.parametrize("n", range(13))
+def test_reference_is_the_textbook_sequence_and_solves(n):
+    assert list(CLASSIC.reference(n)) == list(textbook(n))
+    board = Board(n, CLASSIC)
+    for move in CLASSIC.reference(n):
+        board.play(move._replace(disk=None))
+    board.finish()
+    assert board.count == 2**n - 1
+
+
+@given(legal_walks(), st.booleans())
+def test_legal_moves_are_accepted_and_their_discs_named(walk, name_discs):
+    board = Board(N, CLASSIC)
+    for move in walk:
+        assert board.play(move if name_discs else move._replace(disk=None)) == move
+    assert board.count == len(walk)
+    assert sorted(disk for peg in board.pegs for disk in peg) == list(range(1, N + 1))
+
+
+@given(legal_walks(), st.data())
+def test_a_move_onto_a_smaller_disc_is_caught(walk, data):
+    board = Board(N, CLASSIC)
+    for move in walk:
+        board.play(move)
+    pegs = board.pegs
+    bad = [(s, d) for s in range(PEGS) for d in range(PEGS) if s != d and pegs[s] and pegs[d] and pegs[d][-1] < pegs[s][-1]]
+    assume(bad)
+    src, dst = data.draw(st.sampled_from(bad))
+    with pytest.raises(Violation, match=rf"^move {len(walk) + 1} \(a disc from peg {src} to peg {dst}\): "
+                       rf"puts disk {pegs[src][-1]} on smaller disk {pegs[dst][-1]}$"):
+        board.play(Move(None, src, dst))
+
+
+@given(legal_walks(), st.integers(0, PEGS - 1), st.integers(0, PEGS - 1))
+def test_a_move_from_an_empty_peg_or_to_the_same_peg_is_caught(walk, src, dst):
+    board = Board(N, CLASSIC)
+    for move in walk:
+        board.play(move)
+    assume(src == dst or not board.pegs[src])
+    rule = "source and target are the same peg" if src == dst else f"peg {src} is empty"
+    with pytest.raises(Violation, match=rf"^move {len(walk) + 1} \(a disc from peg {src} to peg {dst}\): {rule}$"):
+        board.play(Move(None, src, dst))
+
+
+@given(legal_walks().filter(bool), st.integers(1, N + 3))
+def test_a_wrong_disc_number_is_caught(walk, claimed):
+    *before, last = walk
+    board = Board(N, CLASSIC)
+    for move in before:
+        board.play(move)
+    if claimed == last.disk:
+        assert board.play(last._replace(disk=claimed)) == last
+    else:
+        with pytest.raises(Violation, match=rf"the top of peg {last.src} is disk {last.disk}, not disk {claimed}$"):
+            board.play(last._replace(disk=claimed))
+
+
+@given(legal_walks(max_length=30))
+def test_an_unfinished_run_is_caught_at_the_end(walk):
+    board = Board(N, CLASSIC)
+    for move in walk:
+        board.play(move)
+    with pytest.raises(Violation, match=rf"^after {len(walk)} moves the discs are not all on peg 2: peg 0: "):
+        board.finish()
+
+
+def test_a_move_past_the_optimal_count_is_caught_when_it_is_made():
+    board = Board(2, CLASSIC)
+    for move in [Move(1, 0, 1), Move(1, 1, 0), Move(1, 0, 1)]:
+        board.play(move)
+    with pytest.raises(Violation, match=r"^move 4 \(disk 2 from peg 0 to peg 2\): more moves than the optimal 3 \(2\^n - 1\)$"):
+        board.play(Move(2, 0, 2))
