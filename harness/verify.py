@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from harness.model import PEGS, Move, Rules
 
 
@@ -27,21 +29,23 @@ class Board:
     def play(self, move: Move) -> Move:
         """Make the move and return it with its disc named (inferred from the board when the port gave none)."""
         self.count += 1
-        where = f"move {self.count} ({describe(move)})"
         if self.count > self.limit:
-            raise Violation(f"{where}: more moves than the optimal {self.limit} ({self.rules.count_formula})")
+            self._break(move, f"more moves than the optimal {self.limit} ({self.rules.count_formula})")
         if move.src == move.dst:
-            raise Violation(f"{where}: source and target are the same peg")
+            self._break(move, "source and target are the same peg")
         source, target = self.pegs[move.src], self.pegs[move.dst]
         if not source:
-            raise Violation(f"{where}: peg {move.src} is empty")
+            self._break(move, f"peg {move.src} is empty")
         disk = source[-1]
         if move.disk is not None and move.disk != disk:
-            raise Violation(f"{where}: the top of peg {move.src} is disk {disk}, not disk {move.disk}")
+            self._break(move, f"the top of peg {move.src} is disk {disk}, not disk {move.disk}")
         if target and target[-1] < disk:
-            raise Violation(f"{where}: puts disk {disk} on smaller disk {target[-1]}")
+            self._break(move, f"puts disk {disk} on smaller disk {target[-1]}")
         target.append(source.pop())
         return Move(disk, move.src, move.dst)
+
+    def _break(self, move: Move, rule: str) -> NoReturn:
+        raise Violation(f"move {self.count} ({describe(move)}): {rule}")
 
     def finish(self) -> None:
         """Check the run ended solved: every disc on the target peg. With no move past the optimal
