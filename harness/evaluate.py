@@ -153,5 +153,12 @@ def evaluate_all(
             on_done(cell)
         return cell
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         return list(pool.map(one, plan))
+    except BaseException:  # Ctrl-C: no cell still to start, no port left running
+        pool.shutdown(wait=False, cancel_futures=True)
+        PortProcess.stop_all()
+        raise
+    finally:
+        pool.shutdown()

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -54,6 +55,14 @@ class PortProcess:
     """One running port. Iterate :meth:`lines`, then call :meth:`finish`; use it as a context manager
     so that the process is never left behind, whatever happens to the caller."""
 
+    _running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
+
+    @classmethod
+    def stop_all(cls) -> None:
+        """End every port still running, as when the user interrupts the harness."""
+        for process in list(cls._running):
+            process.stop()
+
     def __init__(self, port: Port, method: str, n: int, timeout: float):
         self._process = subprocess.Popen(
             port.argv(method, n),
@@ -71,6 +80,7 @@ class PortProcess:
         self._deadline = threading.Timer(timeout, self._expire)
         self._deadline.daemon = True
         self._deadline.start()
+        self._running.add(self)
 
     def lines(self) -> Iterator[str]:
         """The port's stdout, one line at a time without its line ending, as it is printed."""
@@ -88,6 +98,7 @@ class PortProcess:
         self._kill()  # a port's stray children would otherwise hold its pipes open
         self._stderr_reader.join()
         self._deadline.cancel()
+        self._running.discard(self)
         tail = b"".join(self._stderr).decode("utf-8", "replace").rstrip()
         return Finish(returncode, self._timed_out.is_set(), self._stopped, tail)
 

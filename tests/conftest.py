@@ -60,3 +60,17 @@ def compare_json(tmp_path: Path, *args: str, root: Path | None = None) -> tuple[
     done = harness(*prefix, "compare", *args, "--json", str(report))
     assert report.exists(), done.stderr
     return done, json.loads(report.read_text())
+
+
+def processes_running(*words: bytes) -> list[str]:
+    """The pids of processes whose command line has all these words: ports a run should have ended."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if all(word in argv for word in words):
+                found.append(proc.name)
+    return found

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_PORTS, compare_json, harness, reference_digest, suite
+from conftest import ROOT, REAL_PORTS, compare_json, harness, processes_running, reference_digest, suite
 from harness.model import CLASSIC, METHODS
 
 
@@ -125,3 +128,20 @@ def test_console_command_is_installed():
     command = shutil.which("harness", path=str(Path(sys.executable).parent))
     assert command, "the harness console command is not installed beside this Python (pip install -e .)"
     assert harness("--version").stdout.strip() == "harness, version 0.1.0"
+
+
+def test_ctrl_c_stops_the_run_and_every_port(tmp_path):
+    root = suite(tmp_path, "hang", real=())
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness", "--root", str(root), "compare", "--n", "3,4,5", "--jobs", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(processes_running(b"../fake.py", b"hang")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(processes_running(b"../fake.py", b"hang")) == 2
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 130
+    assert err.strip() == "harness: interrupted"
+    assert processes_running(b"../fake.py", b"hang") == []

@@ -3,12 +3,9 @@ that names the port, the line and the rule, and the healthy ports' results are a
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from conftest import REAL_PORTS, compare_json, reference_digest
+from conftest import REAL_PORTS, compare_json, processes_running, reference_digest, suite
 from harness.model import METHODS
 
 FAKES = (
@@ -22,8 +19,6 @@ TIMEOUT = 3
 def run(tmp_path_factory):
     """One compare over the real ports and every fake, n = 0..4: the process, its report, its cells."""
     tmp_path = tmp_path_factory.mktemp("faults")
-    from conftest import suite
-
     root = suite(tmp_path, *FAKES)
     done, report = compare_json(tmp_path, "--n", "0-4", "--timeout", str(TIMEOUT), "--jobs", "4", root=root)
     cells = {(cell["language"], cell["method"], cell["n"]): cell for cell in report["cells"]}
@@ -63,16 +58,7 @@ def test_hang_is_stopped_at_the_timeout_and_leaves_no_process(run):
     assert TIMEOUT <= cell["seconds"] < TIMEOUT + 5
     assert cells[("hang", "recursive", 4)]["outcome"] == "skipped"
     assert "does not offer the recursive method" in cells[("hang", "recursive", 4)]["detail"]
-    survivors = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"../fake.py" in argv and b"hang" in argv:
-                survivors.append(proc.name)
-    assert survivors == [], f"processes left behind: {survivors}"
+    assert processes_running(b"../fake.py", b"hang") == []
 
 
 def test_garbage_names_the_line_and_what_was_expected(run):
