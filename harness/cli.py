@@ -18,6 +18,7 @@ from harness.compare import agreements
 from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
 from harness.model import METHODS, Outcome
+from harness.postgres import BACKENDS, Database, Unavailable, check_dsn
 from harness.report import Versions, render_compare, render_list, succeeded, write_json
 from harness.run import missing_requirement, version
 
@@ -56,8 +57,47 @@ def _names(value: str | None, known: list[str], what: str, hint: str) -> list[st
     return chosen
 
 
-def _versions(ports: list[Port]) -> Versions:
-    return {port.name: {req.executable: version(req) for req in port.requires} for port in ports}
+def _versions(ports: list[Port], database: Database) -> Versions:
+    return {
+        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: version(req) for req in port.requires}
+        for port in ports
+    }
+
+
+def _server_version(database: Database) -> str | None:
+    try:
+        return database.version()
+    except Unavailable:
+        return None
+
+
+def database_options(command):
+    """``--backend`` and ``--dsn``: where the ports that run in PostgreSQL run."""
+    command = click.option(
+        "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
+        help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
+    )(command)
+    return click.option(
+        "--backend", type=click.Choice(BACKENDS),
+        help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
+    )(command)
+
+
+def _database(backend: str | None, dsn: str | None) -> Database:
+    """The run's PostgreSQL, not yet started: it starts when a cell first needs it."""
+    ctx = click.get_current_context()
+    if dsn is not None:
+        try:
+            check_dsn(dsn)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--dsn' / HANOI_PG_DSN") from None
+    if backend is None:
+        backend = "server" if dsn else "embedded"
+    elif backend == "server" and not dsn:
+        raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
+    elif backend != "server" and ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
+    return Database(backend, dsn)
 
 
 def main() -> None:
@@ -104,24 +144,25 @@ timeout_option = click.option(
 @timeout_option
 @click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write a JSON report to this file.")
 @click.option("--strict", is_flag=True, help="A missing interpreter fails the run instead of skipping its cells.")
+@database_options
 @click.pass_obj
-def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict) -> None:
+def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict, backend, dsn) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
     methods = _names(method, list(METHODS), "method", "'--method'")
     console = Console()
     total = len(ports) * len(methods) * len(ns)
-    with Progress(
+    with _database(backend, dsn) as database, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
     ) as progress:
         task = progress.add_task("cells", total=total)
         cells = evaluate_all(
-            ports, methods, ns, jobs, timeout, strict,
+            ports, methods, ns, jobs, timeout, strict, database,
             on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
         )
+        versions = _versions(ports, database)
     agreement = agreements(cells)
-    versions = _versions(ports)
     render_compare(console, ports, methods, cells, agreement, versions)
     if json_file:
         write_json(json_file, ports, cells, agreement, versions)
@@ -135,18 +176,20 @@ def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, stric
 @click.option("--n", type=click.IntRange(min=0), required=True, help="The number of discs.")
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @timeout_option
+@database_options
 @click.pass_obj
-def run(ports: list[Port], lang, method, n, raw, timeout) -> None:
+def run(ports: list[Port], lang, method, n, raw, timeout, backend, dsn) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     by_name = {port.name: port for port in ports}
     port = by_name[_names(lang, list(by_name), "language", "'LANG'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     out = sys.stdout
-    cell = evaluate(
-        port, method, n, timeout,
-        on_line=(lambda line: out.write(line + "\n")) if raw else None,
-        on_move=None if raw else (lambda move: out.write(move.canonical() + "\n")),
-    )
+    with _database(backend, dsn) as database:
+        cell = evaluate(
+            port, method, n, timeout, database=database,
+            on_line=(lambda line: out.write(line + "\n")) if raw else None,
+            on_move=None if raw else (lambda move: out.write(move.canonical() + "\n")),
+        )
     out.flush()
     if cell.outcome is not Outcome.PASS:
         err = Console(stderr=True)
@@ -157,12 +200,21 @@ def run(ports: list[Port], lang, method, n, raw, timeout) -> None:
 
 
 @cli.command(name="list")
+@database_options
 @click.pass_obj
-def list_ports(ports: list[Port]) -> None:
-    """Show each port, its methods, and whether its interpreter is here, with its version."""
+def list_ports(ports: list[Port], backend, dsn) -> None:
+    """Show each port, its methods, and whether its interpreter is here, with its version
+    (for the SQL port, the PostgreSQL server it runs on)."""
     missing = {}
-    for port in ports:
-        requirement = missing_requirement(port)
-        if requirement:
-            missing[port.name] = f"{requirement.executable}; {requirement.install}".rstrip("; ")
-    render_list(Console(), ports, _versions(ports), missing)
+    with _database(backend, dsn) as database:
+        for port in ports:
+            requirement = missing_requirement(port)
+            if requirement:
+                missing[port.name] = f"{requirement.executable}; {requirement.install}".rstrip("; ")
+            elif port.query:
+                try:
+                    database.version()
+                except Unavailable as error:
+                    missing[port.name] = str(error)
+        versions = _versions(ports, database)
+    render_list(Console(), ports, versions, missing)

@@ -27,11 +27,21 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class Query:
+    """How a port that runs inside PostgreSQL is run: the SQL files that create it, loaded in order,
+    and the query for one cell, whose rows are its moves."""
+
+    load: tuple[Path, ...]
+    sql: str
+
+
+@dataclass(frozen=True)
 class Port:
     name: str
     folder: Path
     summary: str = ""
     command: tuple[str, ...] = ()
+    query: Query | None = None
     methods: tuple[str, ...] = ()
     requires: tuple[Requirement, ...] = ()
     patterns: tuple[re.Pattern[str], ...] = ()
@@ -61,7 +71,10 @@ def load_port(manifest: Path) -> Port:
 
 def _parse(folder: Path, data: dict) -> Port:
     command = _strings(data, "command")
-    if not command or not all(placeholder in " ".join(command) for placeholder in PLACEHOLDERS):
+    query = _query(folder, data["postgresql"]) if "postgresql" in data else None
+    if bool(command) == bool(query):
+        raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
+    if command and not all(placeholder in " ".join(command) for placeholder in PLACEHOLDERS):
         raise ManifestError("'command' must be a non-empty list that uses {method} and {n}")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
@@ -81,6 +94,7 @@ def _parse(folder: Path, data: dict) -> Port:
         folder=folder,
         summary=str(data.get("summary", "")),
         command=command,
+        query=query,
         methods=methods,
         requires=tuple(_requirement(entry) for entry in data.get("requires", [])),
         patterns=patterns,
@@ -93,6 +107,19 @@ def _strings(table: dict, key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ManifestError(f"'{key}' must be a list of strings")
     return tuple(value)
+
+
+def _query(folder: Path, table: object) -> Query:
+    if not isinstance(table, dict):
+        raise ManifestError("[postgresql] must be a table with 'load' and 'query'")
+    load = tuple(folder / name for name in _strings(table, "load"))
+    sql = table.get("query")
+    if not isinstance(sql, str) or not all(placeholder in sql for placeholder in PLACEHOLDERS):
+        raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}")
+    missing = [str(path) for path in load if not path.is_file()]
+    if missing:
+        raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}")
+    return Query(load, sql)
 
 
 def _requirement(entry: object) -> Requirement:

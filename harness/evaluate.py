@@ -12,9 +12,10 @@ from typing import Callable, Iterable
 
 from harness.compare import Divergence, StreamDigest
 from harness.discover import Port
-from harness.model import METHODS, Cell, Move, Outcome
+from harness.model import METHODS, Cell, Finish, Move, Outcome
 from harness.normalise import Reader, Unreadable
-from harness.run import Finish, PortProcess, missing_requirement
+from harness.postgres import Database, QueryStream, Unavailable
+from harness.run import PortProcess, missing_requirement
 from harness.verify import Board, Violation
 
 DEFAULT_TIMEOUT = 120.0
@@ -26,28 +27,33 @@ def evaluate(
     n: int,
     timeout: float = DEFAULT_TIMEOUT,
     strict: bool = False,
+    database: Database | None = None,
     on_line: Callable[[str], None] | None = None,
     on_move: Callable[[Move], None] | None = None,
 ) -> Cell:
     """Run one (port, method, n) cell; ``on_line`` sees each raw line, ``on_move`` each verified move.
-    A missing interpreter skips the cell, or with ``strict`` makes it an error."""
+    A missing interpreter skips the cell, or with ``strict`` makes it an error. A port that runs in
+    PostgreSQL runs in ``database``."""
     cell = Cell(port.name, method, n)
     started = time.perf_counter()
-    _play(cell, port, timeout, strict, on_line, on_move)
+    _play(cell, port, timeout, strict, database, on_line, on_move)
     cell.seconds = time.perf_counter() - started
     return cell
 
 
-def _play(cell: Cell, port: Port, timeout: float, strict: bool, on_line, on_move) -> None:
+def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move) -> None:
     refusal = _refusal(port, cell.method, strict)
     if refusal:
         cell.outcome, cell.detail = refusal
         return
     reading = _Reading(cell, port, on_line, on_move)
     try:
-        process = PortProcess(port, cell.method, cell.n, timeout)
+        process = _start(port, cell.method, cell.n, timeout, database)
     except OSError as error:
         cell.outcome, cell.detail = Outcome.ERROR, f"could not start {port.argv(cell.method, cell.n)[0]}: {error}"
+        return
+    except Unavailable as error:
+        cell.outcome, cell.detail = Outcome.ERROR, str(error)
         return
     with process:
         reading.consume(process.lines())
@@ -55,6 +61,15 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, on_line, on_move
             process.stop()
         finish = process.finish()
     reading.judge(finish, timeout)
+
+
+def _start(port: Port, method: str, n: int, timeout: float, database: Database | None) -> PortProcess | QueryStream:
+    """The port running: a program as a subprocess, a query in PostgreSQL."""
+    if port.query is None:
+        return PortProcess(port, method, n, timeout)
+    if database is None:
+        raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
+    return database.open(port, method, n, timeout)
 
 
 def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | None:
@@ -113,11 +128,9 @@ class _Reading:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
         elif self.problem and self.problem[0] is Outcome.ERROR:
             cell.outcome, cell.detail = self.problem
-        elif finish.returncode != 0 and not finish.stopped:
+        elif finish.failure and not finish.stopped:
             cell.outcome = Outcome.ERROR
-            cell.detail = f"exited with code {finish.returncode} after {cell.moves} moves" + (
-                f"; stderr ends:\n{finish.stderr_tail}" if finish.stderr_tail else "; stderr was empty"
-            )
+            cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
         elif self.problem:
             cell.outcome, cell.detail = self.problem
         else:
@@ -141,6 +154,7 @@ def evaluate_all(
     jobs: int,
     timeout: float = DEFAULT_TIMEOUT,
     strict: bool = False,
+    database: Database | None = None,
     on_done: Callable[[Cell], None] | None = None,
 ) -> list[Cell]:
     """Every (port, method, n) cell, ``jobs`` at a time, returned in a stable order."""
@@ -148,7 +162,7 @@ def evaluate_all(
     plan = [(port, method, n) for n in ns for port in ports for method in methods]
 
     def one(task: tuple[Port, str, int]) -> Cell:
-        cell = evaluate(*task, timeout=timeout, strict=strict)
+        cell = evaluate(*task, timeout=timeout, strict=strict, database=database)
         if on_done:
             on_done(cell)
         return cell
@@ -159,6 +173,8 @@ def evaluate_all(
     except BaseException:  # Ctrl-C: no cell still to start, no port left running
         pool.shutdown(wait=False, cancel_futures=True)
         PortProcess.stop_all()
+        if database:
+            database.stop_all()
         raise
     finally:
         pool.shutdown()

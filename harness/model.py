@@ -60,6 +60,17 @@ METHODS: dict[str, Rules] = {
 }
 
 
+@dataclass(frozen=True)
+class Finish:
+    """How a port's run ended, as facts for the judge: what went wrong in the runner's words (None if
+    nothing did), whether the deadline or the caller stopped it, and what the port said on the way out."""
+
+    failure: str | None
+    timed_out: bool
+    stopped: bool
+    evidence: str
+
+
 class Outcome(str, enum.Enum):
     """How a cell ended, in Bowtie's terms: a wrong answer fails, a port that could not answer errors."""
 

@@ -1,7 +1,7 @@
 """Run a port as a subprocess and stream its output, line by line, with a deadline.
 
 Nothing here judges the output: a crash, a timeout or a missing interpreter is reported
-as facts on :class:`Finish` for the caller to turn into an outcome.
+as facts on a :class:`~harness.model.Finish` for the caller to turn into an outcome.
 """
 
 from __future__ import annotations
@@ -13,23 +13,13 @@ import signal
 import subprocess
 import threading
 import weakref
-from dataclasses import dataclass
 from typing import Iterator
 
 from harness.discover import Port, Requirement
+from harness.model import Finish
 
 STDERR_TAIL_LINES = 12
 VERSION_TIMEOUT = 10.0
-
-
-@dataclass(frozen=True)
-class Finish:
-    """How the process ended: its exit code, whether the deadline or the caller stopped it, its last stderr lines."""
-
-    returncode: int
-    timed_out: bool
-    stopped: bool
-    stderr_tail: str
 
 
 def missing_requirement(port: Port) -> Requirement | None:
@@ -100,7 +90,12 @@ class PortProcess:
         self._deadline.cancel()
         self._running.discard(self)
         tail = b"".join(self._stderr).decode("utf-8", "replace").rstrip()
-        return Finish(returncode, self._timed_out.is_set(), self._stopped, tail)
+        return Finish(
+            failure=f"exited with code {returncode}" if returncode else None,
+            timed_out=self._timed_out.is_set(),
+            stopped=self._stopped,
+            evidence=f"stderr ends:\n{tail}" if tail else "stderr was empty",
+        )
 
     def _expire(self) -> None:
         self._timed_out.set()

@@ -11,6 +11,7 @@ from harness.model import METHODS
 FAKES = (
     "crash", "hang", "garbage", "illegal", "detour", "wrong-disk",
     "missing-interpreter", "broken-manifest", "seed-b_toh", "seed-i_toh",
+    "sql-hang", "sql-broken-load", "sql-negative-n",
 )
 TIMEOUT = 3
 
@@ -133,6 +134,32 @@ def test_seed_i_toh_as_printed_is_caught_for_even_n(run):
     cell = cells[("seed-i_toh", "iterative", 4)]
     assert cell["outcome"] == "fail"
     assert cell["detail"] == "after 15 moves the discs are not all on peg 2: peg 0: []; peg 1: [4, 3, 2, 1]; peg 2: []"
+
+
+def test_query_that_hangs_is_cancelled_at_the_timeout(run):
+    cell = run[2][("sql-hang", "binary", 4)]
+    assert cell["outcome"] == "error"
+    assert cell["detail"] == f"timed out after {TIMEOUT} s, having printed 0 moves"
+    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 5
+
+
+def test_sql_that_does_not_load_is_an_error_on_each_of_its_cells(run):
+    cells = run[2]
+    for method in METHODS:
+        cell = cells[("sql-broken-load", method, 2)]
+        assert cell["outcome"] == "error"
+        assert cell["detail"].startswith('loading broken.sql into PostgreSQL failed: syntax error at or near "SELEC"')
+
+
+def test_sql_ports_refusal_of_a_negative_n_shows_on_the_cell(run):
+    cells = run[2]
+    assert cells[("sql-negative-n", "recursive", 0)]["outcome"] == "pass"
+    for n in range(1, 5):
+        cell = cells[("sql-negative-n", "recursive", n)]
+        assert cell["outcome"] == "error"
+        assert cell["detail"] == (
+            f"the query failed with SQLSTATE 22023 after 0 moves; the number of discs must be from 0 to 62, not -{n}"
+        )
 
 
 def test_disagreement_is_reported_by_digest(run):

