@@ -263,3 +263,18 @@ def test_docker_backend_without_an_engine_is_an_error_on_the_sql_cells(tmp_path)
             assert cell["detail"].startswith("no PostgreSQL container: the Docker engine did not start one (")
         else:
             assert cell["outcome"] == "pass"
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(NO_DOCKER is not None, reason=f"docker compose needs a Docker engine: {NO_DOCKER}")
+def test_docker_compose_service_serves_the_sql_port(tmp_path):
+    compose = ["docker", "compose", "--project-name", "hanoi-test"]
+    subprocess.run([*compose, "up", "--detach", "--wait", "postgres"], cwd=ROOT, check=True, timeout=600)
+    try:
+        done, report = compare_json(
+            tmp_path, "--n", "0-6", "--lang", "sql", "--dsn", "postgresql://hanoi:hanoi@localhost:5433/hanoi"
+        )
+    finally:
+        subprocess.run([*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
