@@ -7,7 +7,7 @@ Whatever goes wrong becomes the cell's outcome and detail; nothing here raises f
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable
 
 from harness.compare import Divergence, StreamDigest
@@ -19,6 +19,7 @@ from harness.run import PortProcess, missing_requirement
 from harness.verify import Board, Violation
 
 DEFAULT_TIMEOUT = 120.0
+INTERRUPT_CHECK_SECONDS = 0.2
 
 
 def evaluate(
@@ -168,8 +169,13 @@ def evaluate_all(
         return cell
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    futures = [pool.submit(one, task) for task in plan]
     try:
-        return list(pool.map(one, plan))
+        # Wait in short steps: Ctrl-C may be delivered to a worker thread, and the main thread
+        # only notices it when it wakes.
+        while wait(futures, timeout=INTERRUPT_CHECK_SECONDS).not_done:
+            pass
+        return [future.result() for future in futures]
     except BaseException:  # Ctrl-C: no cell still to start, no port left running
         pool.shutdown(wait=False, cancel_futures=True)
         PortProcess.stop_all()

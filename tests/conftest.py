@@ -18,7 +18,7 @@ from harness.postgres import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
-PROGRAM_PORTS = ("python", "bash")
+PROGRAM_PORTS = ("python", "bash", "prolog")
 REAL_PORTS = (*PROGRAM_PORTS, "sql")
 
 
@@ -94,15 +94,17 @@ def compare_json(
     return done, json.loads(report.read_text())
 
 
-def processes_running(*words: bytes) -> list[str]:
-    """The pids of processes whose command line has all these words: ports a run should have ended."""
+def processes_running(*words: bytes, parent: int | None = None) -> list[str]:
+    """The pids of processes whose command line has all these words (and, if given, whose parent is
+    ``parent``): ports a run should have ended."""
     found = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
                 argv = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:
+                ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, IndexError, ValueError):
                 continue
-            if all(word in argv for word in words):
+            if all(word in argv for word in words) and parent in (None, ppid):
                 found.append(proc.name)
     return found
