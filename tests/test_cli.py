@@ -49,7 +49,7 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
         (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
         (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
         (["compare"], "Missing option '--n'"),
-        (["compare", "--n", "3", "--lang", "cobol"], "unknown language 'cobol'; known: bash, python, sql"),
+        (["compare", "--n", "3", "--lang", "cobol"], "unknown language 'cobol'; known: bash, prolog, python, sql"),
         (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative"),
         (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
         (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
@@ -141,11 +141,11 @@ def test_ctrl_c_stops_the_run_and_every_port(tmp_path):
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 30
-    while len(processes_running(b"../fake.py", b"hang")) < 2 and time.monotonic() < deadline:
+    while len(processes_running(b"../fake.py", b"hang", parent=run.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(processes_running(b"../fake.py", b"hang")) == 2
+    assert len(processes_running(b"../fake.py", b"hang", parent=run.pid)) == 2
     run.send_signal(signal.SIGINT)
     out, err = run.communicate(timeout=30)
-    assert run.returncode == 130
+    assert run.returncode == 130, err
     assert err.strip() == "harness: interrupted"
     assert processes_running(b"../fake.py", b"hang") == []

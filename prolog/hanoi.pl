@@ -1,0 +1,158 @@
+% The Tower of Hanoi in SWI-Prolog, after Peter Flach's hanoi/5 in "Simply Logical" (1994), as the
+% Prolog Learnings post explains it.
+%
+% As a program, it prints the moves of N discs from the left peg to the right one, one a line, in
+% the book's words, as they are made:
+%
+%     swipl hanoi.pl recursive 3        % left to right, left to middle, right to middle, ...
+%
+% with METHOD one of binary, recursive, iterative. Loaded into the toplevel (swipl -l hanoi.pl), the
+% book's queries work unchanged:
+%
+%     ?- N = 3, hanoi(N, left, middle, right, Moves).
+%
+% Pegs are named left, middle and right (pegs 0, 1 and 2).
+
+:- op(900, xfx, to).
+
+% hanoi(N, Src, Tmp, Dst, Moves) <- Moves is the list of moves to
+%                                   move N disks from peg Src to peg Dst,
+%                                   using peg Tmp as intermediary peg
+%
+% The book's eight lines, as printed. Each append/3 copies the Before list again, so building the
+% 2^N - 1 moves costs N * 2^N steps, and the whole list is held in memory: fine for the book's
+% queries, minutes and gigabytes at N = 20.
+hanoi(0, _Src, _Tmp, _Dst, []).
+hanoi(N, Src, Tmp, Dst, Moves):-
+      N > 0,
+      N1 is N - 1,
+      hanoi(N1, Src, Dst, Tmp, Before),
+      hanoi(N1, Tmp, Src, Dst, After),
+      append(Before, [Src to Dst | After], Moves).
+
+% hanoi_moves(N, Src, Tmp, Dst, Moves) <- the same list as hanoi/5, built with a difference list:
+% each move is added once, in 2^N - 1 steps.
+hanoi_moves(N, Src, Tmp, Dst, Moves) :-
+      hanoi_moves(N, Src, Tmp, Dst, Moves, []).
+
+hanoi_moves(0, _Src, _Tmp, _Dst, Moves, Moves) :- !.
+hanoi_moves(N, Src, Tmp, Dst, Moves, Rest) :-
+      N > 0,
+      N1 is N - 1,
+      hanoi_moves(N1, Src, Dst, Tmp, Moves, [Src to Dst | After]),
+      hanoi_moves(N1, Tmp, Src, Dst, After, Rest).
+
+% The methods, each printing the moves of N discs from left to right as it makes them; no list of
+% moves is built, so memory stays O(N) however many moves there are.
+
+peg(0, left).
+peg(1, middle).
+peg(2, right).
+
+say(Src, Dst) :-
+      peg(Src, From),
+      peg(Dst, To),
+      format("~w~n", [From to To]).
+
+% recursive: the book's recursion, printing each move where hanoi/5 appends it.
+recursive(N) :-
+      recursive(N, 0, 1, 2).
+
+recursive(0, _Src, _Tmp, _Dst) :- !.
+recursive(N, Src, Tmp, Dst) :-
+      N1 is N - 1,
+      recursive(N1, Src, Dst, Tmp),
+      say(Src, Dst),
+      recursive(N1, Tmp, Src, Dst).
+
+% binary: move I goes from peg (I /\ (I - 1)) mod 3 to peg ((I \/ (I - 1)) + 1) mod 3. That formula
+% ends on the middle peg when N is even, so for even N the middle and right pegs trade names.
+binary(N) :-
+      Last is (1 << N) - 1,
+      forall(between(1, Last, I),
+             ( Src0 is (I /\ (I - 1)) mod 3,
+               Dst0 is ((I \/ (I - 1)) + 1) mod 3,
+               relabel(N, Src0, Src),
+               relabel(N, Dst0, Dst),
+               say(Src, Dst) )).
+
+relabel(N, Peg, Peg) :- N mod 2 =:= 1, !.
+relabel(_, Peg, Relabelled) :- Relabelled is (3 - Peg) mod 3.
+
+% iterative: every odd move is the smallest disc's, always the same way round (left, middle, right
+% for even N; left, right, middle for odd N); every even move is the one legal move between the two
+% other pegs. The pegs are three lists, top disc first.
+iterative(N) :-
+      findall(Disc, between(1, N, Disc), Discs),
+      ( N mod 2 =:= 0 -> Step = 1 ; Step = 2 ),
+      Last is (1 << N) - 1,
+      iterate(1, Last, Step, 0, pegs(Discs, [], [])).
+
+iterate(Move, Last, _Step, _Smallest, _Pegs) :-
+      Move > Last, !.
+iterate(Move, Last, Step, Smallest, Pegs0) :-
+      (   Move mod 2 =:= 1
+      ->  Src = Smallest,
+          Dst is (Smallest + Step) mod 3,
+          Smallest1 = Dst
+      ;   A is (Smallest + 1) mod 3,
+          B is (Smallest + 2) mod 3,
+          legal(A, B, Pegs0, Src, Dst),
+          Smallest1 = Smallest
+      ),
+      shift(Src, Dst, Pegs0, Pegs),
+      say(Src, Dst),
+      Next is Move + 1,
+      iterate(Next, Last, Step, Smallest1, Pegs).
+
+% legal(A, B, Pegs, Src, Dst): the one way a disc may move between pegs A and B.
+legal(A, B, Pegs, Src, Dst) :-
+      top(A, Pegs, TopA),
+      top(B, Pegs, TopB),
+      (   TopA < TopB
+      ->  Src = A, Dst = B
+      ;   Src = B, Dst = A
+      ).
+
+top(Peg, Pegs, Top) :-
+      Arg is Peg + 1,
+      arg(Arg, Pegs, Stack),
+      ( Stack = [Top | _] -> true ; Top = inf ).
+
+shift(Src, Dst, Pegs0, Pegs) :-
+      SrcArg is Src + 1,
+      DstArg is Dst + 1,
+      arg(SrcArg, Pegs0, [Disc | SrcRest]),
+      arg(DstArg, Pegs0, DstStack),
+      Pegs0 =.. [pegs | Stacks0],
+      nth1_set(SrcArg, Stacks0, SrcRest, Stacks1),
+      nth1_set(DstArg, Stacks1, [Disc | DstStack], Stacks),
+      Pegs =.. [pegs | Stacks].
+
+nth1_set(1, [_ | Rest], Value, [Value | Rest]) :- !.
+nth1_set(I, [X | Rest0], Value, [X | Rest]) :-
+      I1 is I - 1,
+      nth1_set(I1, Rest0, Value, Rest).
+
+% The program: swipl hanoi.pl METHOD N.
+
+:- initialization(main, main).
+
+main :-
+      current_prolog_flag(argv, Argv),
+      (   Argv = [MethodArg, NArg],
+          atom(MethodArg), Method = MethodArg,
+          memberchk(Method, [binary, recursive, iterative]),
+          atom_number(NArg, N),
+          integer(N),
+          N >= 0
+      ->  call(Method, N)
+      ;   usage(Argv)
+      ).
+
+usage(Argv) :-
+      atomic_list_concat(Argv, ' ', Given),
+      format(user_error,
+             "usage: swipl hanoi.pl binary|recursive|iterative N~n  N is a whole number of discs, 0 or more (given: ~w)~n",
+             [Given]),
+      halt(2).
