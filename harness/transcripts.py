@@ -1,0 +1,159 @@
+"""Replay the documents' interactive sessions in a real toplevel (swipl, psql, python3 -i) and check
+that each answer is still what the transcript records, so the documentation cannot drift from the code.
+
+A transcript is a TOML file in docs/transcripts/, one per document: how to start the toplevel, what
+its prompt looks like, and the steps, each a query typed as the document types it and the answer
+the toplevel gives. Answers are compared line by line with line endings and trailing spaces removed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shutil
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pexpect
+
+from harness.discover import Port
+from harness.model import Outcome
+from harness.postgres import Database, Unavailable, psql_executable
+
+TRANSCRIPTS = Path("docs") / "transcripts"
+QUIET_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Step:
+    query: str
+    answer: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One document's session: ``command`` runs in ``cwd`` (both relative to the project root);
+    ``{psql}`` and ``{dsn}`` in it stand for a psql client and the run's PostgreSQL, where the
+    ``postgresql`` port (a folder name) has been loaded."""
+
+    name: str
+    title: str
+    command: tuple[str, ...]
+    cwd: str
+    prompt: str
+    steps: tuple[Step, ...]
+    continuation: str = ""
+    pending: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    postgresql: str = ""
+    install: str = ""
+
+
+@dataclass
+class StepResult:
+    step: Step
+    outcome: Outcome
+    got: str = ""
+    detail: str = ""
+
+    def diff(self) -> list[str]:
+        return list(difflib.unified_diff(
+            self.step.answer.splitlines(), self.got.splitlines(), "recorded", "toplevel", lineterm="", n=2,
+        ))
+
+
+class TranscriptError(ValueError):
+    """A transcript file that cannot be used."""
+
+
+def discover(root: Path) -> list[Transcript]:
+    return [load(path) for path in sorted((root / TRANSCRIPTS).glob("*.toml"))]
+
+
+def load(path: Path) -> Transcript:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        steps = tuple(Step(str(s["query"]), str(s["answer"]).strip("\n"), str(s.get("note", ""))) for s in data["step"])
+        return Transcript(
+            name=path.stem, title=str(data["title"]), command=tuple(data["command"]), cwd=str(data.get("cwd", ".")),
+            prompt=str(data["prompt"]), steps=steps, continuation=str(data.get("continuation", "")),
+            pending=str(data.get("pending", "")), env={k: str(v) for k, v in data.get("env", {}).items()},
+            postgresql=str(data.get("postgresql", "")), install=str(data.get("install", "")),
+        )
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as error:
+        raise TranscriptError(f"{path}: {error!r}") from None
+
+
+def replay(transcript: Transcript, root: Path, database: Database, ports: list[Port], timeout: float = 60) -> list[StepResult]:
+    """Type each step into a fresh toplevel; one result a step. A toplevel that cannot start, dies or
+    goes quiet makes the remaining steps errors; a missing executable skips them."""
+    try:
+        argv = _argv(transcript, database, ports)
+    except Unavailable as error:
+        return [StepResult(step, Outcome.ERROR, detail=str(error)) for step in transcript.steps]
+    if shutil.which(argv[0]) is None:
+        detail = f"{argv[0]} not found on PATH" + (f"; {transcript.install}" if transcript.install else "")
+        return [StepResult(step, Outcome.SKIPPED, detail=detail) for step in transcript.steps]
+    env = {**os.environ, "TERM": "dumb", "COLUMNS": "200", **transcript.env}
+    session = pexpect.spawn(argv[0], argv[1:], cwd=root / transcript.cwd, env=env, encoding="utf-8", timeout=timeout)
+    results = []
+    try:
+        session.expect(transcript.prompt)
+        for step in transcript.steps:
+            session.sendline(step.query)
+            got = _normalise(_answer(session, transcript, timeout), step.query)
+            outcome = Outcome.PASS if got == step.answer else Outcome.FAIL
+            results.append(StepResult(step, outcome, got))
+    except (pexpect.EOF, pexpect.TIMEOUT) as error:
+        what = "ended" if isinstance(error, pexpect.EOF) else f"gave no prompt within {timeout:g} s"
+        tail = _normalise(session.before or "", "")[-500:]
+        detail = f"{transcript.command[0]} {what}" + (f"; it last printed:\n{tail}" if tail else "")
+        results += [StepResult(step, Outcome.ERROR, detail=detail) for step in transcript.steps[len(results):]]
+    finally:
+        session.close(force=True)
+    return results
+
+
+def _argv(transcript: Transcript, database: Database, ports: list[Port]) -> list[str]:
+    if not transcript.postgresql:
+        return list(transcript.command)
+    port = next((port for port in ports if port.name == transcript.postgresql and port.query), None)
+    if port is None:
+        raise Unavailable(f"the transcript needs the {transcript.postgresql} port, which is not here")
+    database.prepare(port)
+    values = {"{psql}": psql_executable(), "{dsn}": database.dsn()}
+    return [values.get(part, part) for part in transcript.command]
+
+
+def _answer(session: pexpect.spawn, transcript: Transcript, timeout: float) -> str:
+    """Everything the toplevel prints until its next prompt; a continuation prompt is answered with
+    an empty line, an answer that waits for the user (``pending``) with Enter."""
+    patterns = [transcript.prompt, *([transcript.continuation] if transcript.continuation else []), pexpect.TIMEOUT]
+    printed = ""
+    deadline = time.monotonic() + timeout
+    while True:
+        index = session.expect(patterns, timeout=QUIET_SECONDS)
+        if patterns[index] is pexpect.TIMEOUT:  # what came so far stays in the buffer, unread
+            if transcript.pending and re.search(transcript.pending, session.before):
+                session.send("\r")
+            elif time.monotonic() > deadline:
+                raise pexpect.TIMEOUT(f"no prompt after {timeout:g} s")
+            continue
+        printed += session.before
+        if index == 0:
+            return printed
+        printed += session.after
+        session.sendline("")
+
+
+def _normalise(text: str, query: str) -> str:
+    """The answer as a document would show it: no carriage returns, no trailing spaces, no echo of
+    the query, no blank lines around it."""
+    lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
+    if lines and lines[0] == query.rstrip():
+        lines = lines[1:]
+    return "\n".join(lines).strip("\n")
