@@ -290,13 +290,15 @@ class QueryStream:
             pass  # already closed, or the server is gone: nothing left to cancel
 
     def finish(self) -> Finish:
+        self._close()
+        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence)
+
+    def _close(self) -> None:
         self._deadline.cancel()
         self._connection.close()
-        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence)
 
     def __enter__(self) -> QueryStream:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._deadline.cancel()
-        self._connection.close()
+        self._close()
