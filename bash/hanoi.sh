@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The Tower of Hanoi in Bash: n disks from rod 0 to rod 2 by three methods.
+# The Tower of Hanoi in Bash: n disks from rod 0 to rod 2 by three methods, and the cyclic
+# Tower of Hanoi: n disks from rod 0 to rod 1, each move one rod on.
 #
-#   bash hanoi.sh binary|recursive|iterative N
+#   bash hanoi.sh binary|recursive|iterative|cyclic N
 #
-# Each method prints the same 2^N - 1 moves, one a line, as the notes' r_toh does:
-# "DISK from ORIGIN to TARGET". The methods follow the notes' Bash listings, with three
+# The three classic methods print the same 2^N - 1 moves, one a line, as the notes' r_toh does:
+# "DISK from ORIGIN to TARGET"; cyclic prints its moves the same way. The methods follow the notes' Bash listings, with three
 # things mended: the binary formula ends on rod 1 when N is even, so rods 1 and 2 swap
 # names for even N; the iterative loop chooses its rod pairs by N's parity (the listing
 # tests 3 % 2, always odd); and no move forks a subshell ($(w_num ...), $(legal ...)):
@@ -17,7 +18,7 @@ out=''
 pending=0
 
 usage() {
-  echo "usage: hanoi.sh binary|recursive|iterative N   (N a whole number of disks, 0 to 62)" >&2
+  echo "usage: hanoi.sh binary|recursive|iterative|cyclic N   (N a whole number of disks, 0 to 62)" >&2
   [ $# -gt 0 ] && echo "hanoi.sh: $1" >&2
   exit 2
 }
@@ -85,10 +86,34 @@ iterative() {
   done
 }
 
+# cyclic: disks, origin, target; a disk may only go from rod r to rod (r + 1) % 3, as in the
+# cyclic Tower of Hanoi article. To the next rod: n - 1 disks two rods on, the largest one on, the
+# n - 1 two on again. Two rods on: n - 1 two on, the largest one on, the n - 1 one on (back to
+# the origin), the largest one on, the n - 1 two on.
+c_toh() {
+  (($1 > 0)) || return 0
+  local n=$(($1 - 1)) on=$((($2 + 1) % 3))
+  if (($3 == on)); then
+    c_toh $n "$2" $((($3 + 1) % 3))
+    emit "$1" "$2" "$3"
+    c_toh $n $((($3 + 1) % 3)) "$3"
+  else
+    c_toh $n "$2" "$3"
+    emit "$1" "$2" $on
+    c_toh $n "$3" "$2"
+    emit "$1" $on "$3"
+    c_toh $n "$2" "$3"
+  fi
+}
+
+cyclic() {
+  c_toh "$1" 0 1
+}
+
 main() {
   [ $# -eq 2 ] || usage "expected a method and a number of disks"
   case $1 in
-  binary | recursive | iterative) ;;
+  binary | recursive | iterative | cyclic) ;;
   *) usage "unknown method '$1'" ;;
   esac
   [[ $2 =~ ^[0-9]+$ ]] || usage "N must be a whole number of disks, 0 or more, not '$2'"

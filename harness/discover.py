@@ -15,6 +15,7 @@ from harness.model import METHODS, PEGS
 
 MANIFEST = "language.toml"
 PLACEHOLDERS = ("{method}", "{n}")
+OUTPUT_FORMATS = ("lines", "drawings")
 
 
 @dataclass(frozen=True)
@@ -36,20 +37,54 @@ class Query:
 
 
 @dataclass(frozen=True)
+class Output:
+    """How to read what a program prints. ``lines``: one move a line, read by ``patterns``.
+    ``drawings``: the cyclic Tower of Hanoi article's horizontal drawings of the towers, one drawing
+    after each move, each row ending in ``|`` and the peg's name."""
+
+    format: str
+    pegs: tuple[str, ...]
+    patterns: tuple[re.Pattern[str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Program:
+    """What runs one cell: a command (built first, if ``build`` is given) or a query in PostgreSQL,
+    and how to read its output."""
+
+    output: Output
+    command: tuple[str, ...] = ()
+    build: tuple[str, ...] = ()
+    query: Query | None = None
+
+    def argv(self, method: str, n: int, binary: Path | None = None) -> list[str]:
+        return fill(self.command, method, n, binary)
+
+
+def fill(parts: tuple[str, ...], method: str, n: int, binary: Path | None = None) -> list[str]:
+    """An argument list with {method}, {n} and {binary} (the built program) filled in."""
+    values = {"{method}": method, "{n}": str(n), "{binary}": str(binary)}
+    return [re.sub(r"\{(?:method|n|binary)\}", lambda match: values[match[0]], part) for part in parts]
+
+
+@dataclass(frozen=True)
 class Port:
     name: str
     folder: Path
     summary: str = ""
-    command: tuple[str, ...] = ()
-    query: Query | None = None
     methods: tuple[str, ...] = ()
     requires: tuple[Requirement, ...] = ()
-    patterns: tuple[re.Pattern[str], ...] = ()
-    pegs: tuple[str, ...] = ()
+    programs: dict[str, Program] = field(default_factory=dict)
     problem: str | None = None
 
-    def argv(self, method: str, n: int) -> list[str]:
-        return [part.replace("{method}", method).replace("{n}", str(n)) for part in self.command]
+    def program(self, method: str) -> Program:
+        """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""
+        return self.programs[method]
+
+    @property
+    def query(self) -> Query | None:
+        """The port's query, for a port that runs in PostgreSQL."""
+        return next((program.query for program in self.programs.values() if program.query), None)
 
 
 class ManifestError(ValueError):
@@ -69,37 +104,70 @@ def load_port(manifest: Path) -> Port:
         return Port(name=folder.name, folder=folder, problem=f"{manifest}: {error}")
 
 
+PROGRAM_KEYS = ("command", "build", "postgresql", "output")
+
+
 def _parse(folder: Path, data: dict) -> Port:
-    command = _strings(data, "command")
-    query = _query(folder, data["postgresql"]) if "postgresql" in data else None
-    if bool(command) == bool(query):
-        raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
-    if command and not all(placeholder in " ".join(command) for placeholder in PLACEHOLDERS):
-        raise ManifestError("'command' must be a non-empty list that uses {method} and {n}")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
     if not methods or unknown:
         raise ManifestError(f"'methods' must name some of {', '.join(METHODS)}; unknown: {', '.join(unknown)}")
-    output = data.get("output")
-    if not isinstance(output, dict):
-        raise ManifestError("an [output] table with 'patterns' and 'pegs' is required")
-    patterns = tuple(_pattern(text) for text in _strings(output, "patterns"))
-    if not patterns:
-        raise ManifestError("'output.patterns' must give at least one regular expression")
-    pegs = _strings(output, "pegs")
-    if len(pegs) != PEGS or len(set(pegs)) != PEGS:
-        raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2")
+    overrides = data.get("method", {})
+    if not isinstance(overrides, dict) or not all(isinstance(table, dict) for table in overrides.values()):
+        raise ManifestError("[method.NAME] must be tables, one for each method that runs differently")
+    strays = sorted(set(overrides) - set(methods))
+    if strays:
+        raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'")
+    shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
+    default = _program(folder, shared, "") if set(methods) - set(overrides) else None
+    programs = {
+        method: _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ") if method in overrides else default
+        for method in methods
+    }
     return Port(
         name=folder.name,
         folder=folder,
         summary=str(data.get("summary", "")),
-        command=command,
-        query=query,
         methods=methods,
         requires=tuple(_requirement(entry) for entry in data.get("requires", [])),
-        patterns=patterns,
-        pegs=pegs,
+        programs=programs,  # type: ignore[arg-type]
     )
+
+
+def _program(folder: Path, data: dict, where: str) -> Program:
+    """One program from its keys; ``where`` says which table they came from, for the error."""
+    try:
+        command, build = _strings(data, "command"), _strings(data, "build")
+        query = _query(folder, data["postgresql"]) if "postgresql" in data else None
+        if bool(command) == bool(query):
+            raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
+        if build and not command:
+            raise ManifestError("'build' makes a program for 'command' to run")
+        if ("{binary}" in " ".join(command + build)) != bool(build):
+            raise ManifestError("with 'build', both it and 'command' use {binary} for the built program; without, neither does")
+        words = " ".join(command + build)
+        if command and "{n}" not in words:
+            raise ManifestError("'command' (or 'build') must use {n}, the number of discs")
+        if command and not where and "{method}" not in words:
+            raise ManifestError("'command' (or 'build') must use {method}")
+        return Program(_output(data.get("output")), command, build, query)
+    except ManifestError as error:
+        raise ManifestError(f"{where}{error}") from None
+
+
+def _output(table: object) -> Output:
+    if not isinstance(table, dict):
+        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines) is required")
+    output_format = table.get("format", "lines")
+    if output_format not in OUTPUT_FORMATS:
+        raise ManifestError(f"'output.format' must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
+    pegs = _strings(table, "pegs")
+    if len(pegs) != PEGS or len(set(pegs)) != PEGS:
+        raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2")
+    patterns = tuple(_pattern(text) for text in _strings(table, "patterns"))
+    if (output_format == "lines") != bool(patterns):
+        raise ManifestError("'output.patterns' gives at least one regular expression for lines, and none for drawings")
+    return Output(output_format, pegs, patterns)
 
 
 def _strings(table: dict, key: str) -> tuple[str, ...]:

@@ -11,12 +11,13 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable
 
 from harness.compare import Divergence, StreamDigest
-from harness.discover import Port
-from harness.model import METHODS, Cell, Finish, Move, Outcome
-from harness.normalise import Reader, Unreadable
+from harness.build import BuildFailed, build
+from harness.discover import Port, Program
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Violation
+from harness.normalise import Unreadable, reader
 from harness.postgres import Database, QueryStream, Unavailable
 from harness.run import PortProcess, missing_requirement
-from harness.verify import Board, Violation
+from harness.verify import Board
 
 DEFAULT_TIMEOUT = 120.0
 INTERRUPT_CHECK_SECONDS = 0.2
@@ -47,13 +48,11 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
     if refusal:
         cell.outcome, cell.detail = refusal
         return
-    reading = _Reading(cell, port, on_line, on_move)
+    program = port.program(cell.method)
+    reading = _Reading(cell, program, on_line, on_move)
     try:
-        process = _start(port, cell.method, cell.n, timeout, database)
-    except OSError as error:
-        cell.outcome, cell.detail = Outcome.ERROR, f"could not start {port.argv(cell.method, cell.n)[0]}: {error}"
-        return
-    except Unavailable as error:
+        process = _start(port, program, cell.method, cell.n, timeout, database)
+    except (BuildFailed, Unavailable) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
         return
     with process:
@@ -64,13 +63,19 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
     reading.judge(finish, timeout)
 
 
-def _start(port: Port, method: str, n: int, timeout: float, database: Database | None) -> PortProcess | QueryStream:
-    """The port running: a program as a subprocess, a query in PostgreSQL."""
-    if port.query is None:
-        return PortProcess(port, method, n, timeout)
+def _start(
+    port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None
+) -> PortProcess | QueryStream:
+    """The port running: a program as a subprocess (built first if it must be), a query in PostgreSQL."""
+    if program.query is None:
+        argv = program.argv(method, n, build(port, program, method, n, timeout))
+        try:
+            return PortProcess(argv, port.folder, timeout)
+        except OSError as error:
+            raise BuildFailed(f"could not start {argv[0]}: {error}") from None
     if database is None:
         raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
-    return database.open(port, method, n, timeout)
+    return database.open(program.query, method, n, timeout)
 
 
 def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | None:
@@ -89,10 +94,10 @@ def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | Non
 class _Reading:
     """A cell's lines as they arrive: read, played on the board, digested, walked beside the reference."""
 
-    def __init__(self, cell: Cell, port: Port, on_line, on_move):
+    def __init__(self, cell: Cell, program: Program, on_line, on_move):
         rules = METHODS[cell.method]
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
-        self.reader, self.board = Reader(port), Board(cell.n, rules)
+        self.reader, self.board = reader(program.output, cell.n), Board(cell.n, rules)
         self.digest, self.divergence = StreamDigest(), Divergence(rules.reference(cell.n))
         self.problem: tuple[Outcome, str] | None = None
         self.read_all = True
@@ -104,10 +109,11 @@ class _Reading:
                 self.on_line(line)
             try:
                 move = self.reader.read(line)
-            except Unreadable as error:
-                self.problem = self.problem or (Outcome.ERROR, f"line {line_number}: {error}")
-                self.read_all = False
+            except (Unreadable, Violation) as error:
+                self._stop_reading(line_number, error)
                 return
+            if move is None:
+                continue
             if self.problem is None:
                 try:
                     move = self.board.play(move)
@@ -120,6 +126,12 @@ class _Reading:
             if not self.divergence.feed(move) and self.problem:
                 self.read_all = False
                 return
+
+    def _stop_reading(self, line_number: int, error: Exception) -> None:
+        """Output that cannot be read on is an error; a drawing no move explains, a fail."""
+        outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
+        self.problem = self.problem or (outcome, f"line {line_number}: {error}")
+        self.read_all = False
 
     def judge(self, finish: Finish, timeout: float) -> None:
         """The outcome, most fundamental fault first: a port that hung or crashed is not judged on its moves."""
@@ -135,6 +147,11 @@ class _Reading:
         elif self.problem:
             cell.outcome, cell.detail = self.problem
         else:
+            try:
+                self.reader.finish()
+            except Unreadable as error:
+                cell.outcome, cell.detail = Outcome.ERROR, f"at the end of the output: {error}"
+                return
             cell.digest = self.digest.hexdigest()
             try:
                 self.board.finish()

@@ -26,13 +26,20 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Rules:
-    """What a method must achieve: where the discs end, in how many moves, and the one sequence that does it."""
+    """What a method must achieve: where the discs end, which way a disc may go, in how many moves,
+    and the one sequence that does it. A new kind of puzzle is one more of these."""
 
     name: str
     target: int
     optimal_count: Callable[[int], int]
     reference: Callable[[int], Iterator[Move]]
     count_formula: str
+    step: int | None = None
+    """Every move goes from peg p to peg (p + step) mod 3; None lets a disc go to either other peg."""
+
+
+class Violation(ValueError):
+    """A move, a drawing or the end of a run that breaks the rules; the message names where and which rule."""
 
 
 def _classic_reference(n: int) -> Iterator[Move]:
@@ -53,10 +60,56 @@ CLASSIC = Rules(
     count_formula="2^n - 1",
 )
 
+
+
+def _cyclic_reference(n: int) -> Iterator[Move]:
+    """The cyclic Tower of Hanoi article's recursion, n discs from peg 0 to peg 1, each move one peg on.
+
+    To the next peg: n - 1 discs two pegs on, the largest one peg on, the n - 1 two pegs on again.
+    Two pegs on: n - 1 discs two pegs on, the largest one on, the n - 1 back one on, the largest one
+    on, the n - 1 two pegs on. Written with a stack of tasks instead of recursion, last first.
+    """
+    tasks = [(n, 0, 1, False)]  # (discs, src, dst, one disc: that disc alone)
+    while tasks:
+        discs, src, dst, alone = tasks.pop()
+        if alone:
+            yield Move(discs, src, dst)
+        elif discs:
+            on, rest = (src + 1) % PEGS, discs - 1
+            if dst == on:
+                after = (dst + 1) % PEGS
+                steps = [(rest, src, after, False), (discs, src, dst, True), (rest, after, dst, False)]
+            else:
+                steps = [
+                    (rest, src, dst, False), (discs, src, on, True), (rest, dst, src, False),
+                    (discs, on, dst, True), (rest, src, dst, False),
+                ]
+            tasks.extend(reversed(steps))
+
+
+def _cyclic_count(n: int) -> int:
+    """((1 + √3)^(n+1) − (1 − √3)^(n+1)) / (2√3) − 1, in integers: u(n+1) − 1 where u(0) = 0,
+    u(1) = 1 and u(k) = 2u(k−1) + 2u(k−2)."""
+    before, current = 0, 1
+    for _ in range(n):
+        before, current = current, 2 * current + 2 * before
+    return current - 1
+
+
+CYCLIC = Rules(
+    name="cyclic",
+    target=1,
+    optimal_count=_cyclic_count,
+    reference=_cyclic_reference,
+    count_formula="((1 + √3)^(n+1) − (1 − √3)^(n+1)) / (2√3) − 1",
+    step=1,
+)
+
 METHODS: dict[str, Rules] = {
     "binary": CLASSIC,
     "recursive": CLASSIC,
     "iterative": CLASSIC,
+    "cyclic": CYCLIC,
 }
 
 

@@ -23,7 +23,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from harness.discover import Port
+from harness.discover import Query
 from harness.model import Finish
 
 BACKENDS = ("embedded", "server", "docker")
@@ -154,7 +154,7 @@ class Database:
         self._dsn: str | None = None
         self._problem: str | None = None
         self._version: str | None = None
-        self._loaded: dict[Path, str | None] = {}
+        self._loaded: dict[tuple[Path, ...], str | None] = {}
         self._streams: weakref.WeakSet[QueryStream] = weakref.WeakSet()
         self._started = False
 
@@ -187,14 +187,13 @@ class Database:
         assert self._version is not None
         return self._version
 
-    def prepare(self, port: Port) -> None:
+    def prepare(self, query: Query) -> None:
         """Load the port's SQL files, once per run; :class:`Unavailable` if they do not load."""
-        assert port.query is not None
         dsn = self.dsn()
         with self._lock:
-            if port.folder not in self._loaded:
-                self._loaded[port.folder] = self._load(dsn, port.query.load)
-            problem = self._loaded[port.folder]
+            if query.load not in self._loaded:
+                self._loaded[query.load] = self._load(dsn, query.load)
+            problem = self._loaded[query.load]
         if problem:
             raise Unavailable(problem)
 
@@ -209,10 +208,10 @@ class Database:
                 return f"loading {path.name} into PostgreSQL failed: {_first_line(error)}"
         return None
 
-    def open(self, port: Port, method: str, n: int, timeout: float) -> QueryStream:
+    def open(self, query: Query, method: str, n: int, timeout: float) -> QueryStream:
         """One cell's query, running; :class:`Unavailable` if the server or the schema cannot be had."""
-        self.prepare(port)
-        stream = QueryStream(self.dsn(), port, method, n, timeout)
+        self.prepare(query)
+        stream = QueryStream(self.dsn(), query, method, n, timeout)
         self._streams.add(stream)
         return stream
 
@@ -241,13 +240,12 @@ class QueryStream:
     each row is one line, its columns joined by spaces. Same use as a PortProcess: iterate
     :meth:`lines`, then :meth:`finish`; a context manager."""
 
-    def __init__(self, dsn: str, port: Port, method: str, n: int, timeout: float):
-        assert port.query is not None
+    def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float):
         try:
             self._connection = psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, application_name="hanoi-harness")
         except psycopg.Error as error:
             raise Unavailable(cannot_connect(dsn, error)) from None
-        self._statement = sql.SQL(port.query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+        self._statement = sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
         self._failure: str | None = None
         self._evidence = ""
         self._stopped = False

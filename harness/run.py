@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import weakref
+from pathlib import Path
 from typing import Iterator
 
 from harness.discover import Port, Requirement
@@ -53,10 +54,10 @@ class PortProcess:
         for process in list(cls._running):
             process.stop()
 
-    def __init__(self, port: Port, method: str, n: int, timeout: float):
+    def __init__(self, argv: list[str], folder: Path, timeout: float):
         self._process = subprocess.Popen(
-            port.argv(method, n),
-            cwd=port.folder,
+            argv,
+            cwd=folder,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

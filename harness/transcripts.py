@@ -124,7 +124,7 @@ def _argv(transcript: Transcript, database: Database, ports: list[Port]) -> list
     port = next((port for port in ports if port.name == transcript.postgresql and port.query), None)
     if port is None:
         raise Unavailable(f"the transcript needs the {transcript.postgresql} port, which is not here")
-    database.prepare(port)
+    database.prepare(port.query)
     values = {"{psql}": psql_executable(), "{dsn}": database.dsn()}
     return [values.get(part, part) for part in transcript.command]
 

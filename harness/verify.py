@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from harness.model import PEGS, Move, Rules
-
-
-class Violation(ValueError):
-    """A move, or the end of a run, that breaks the rules; the message names the move and the rule."""
+from harness.model import PEGS, Move, Rules, Violation
 
 
 def describe(move: Move) -> str:
@@ -33,6 +29,9 @@ class Board:
             self._break(move, f"more moves than the optimal {self.limit} ({self.rules.count_formula})")
         if move.src == move.dst:
             self._break(move, "source and target are the same peg")
+        step = self.rules.step
+        if step is not None and move.dst != (move.src + step) % PEGS:
+            self._break(move, f"a disc may only go from peg p to peg (p + {step}) mod {PEGS}")
         source, target = self.pegs[move.src], self.pegs[move.dst]
         if not source:
             self._break(move, f"peg {move.src} is empty")

@@ -6,7 +6,9 @@
 %
 %     swipl hanoi.pl recursive 3        % left to right, left to middle, right to middle, ...
 %
-% with METHOD one of binary, recursive, iterative. Loaded into the toplevel (swipl -l hanoi.pl), the
+% with METHOD one of binary, recursive, iterative, or cyclic: the cyclic Tower of Hanoi, where the
+% discs go from left to middle and a disc only ever moves one peg on (left to middle, middle to
+% right, right to left). Loaded into the toplevel (swipl -l hanoi.pl), the
 % book's queries work unchanged:
 %
 %     ?- N = 3, hanoi(N, left, middle, right, Moves).
@@ -134,6 +136,29 @@ nth1_set(I, [X | Rest0], Value, [X | Rest]) :-
       I1 is I - 1,
       nth1_set(I1, Rest0, Value, Rest).
 
+% cyclic: after the cyclic Tower of Hanoi article's transfer templates, N discs from left to middle,
+% each move one peg on. One peg on: N - 1 discs two pegs on, the largest one on, the N - 1 two on
+% again. Two pegs on: N - 1 two on, the largest one on, the N - 1 one on, the largest one on, the
+% N - 1 two on.
+cyclic(N) :-
+      cyclic(N, 0, 1).
+
+cyclic(0, _Src, _Dst) :- !.
+cyclic(N, Src, Dst) :-
+      N1 is N - 1,
+      Next is (Src + 1) mod 3,
+      (   Dst =:= Next
+      ->  After is (Dst + 1) mod 3,
+          cyclic(N1, Src, After),
+          say(Src, Dst),
+          cyclic(N1, After, Dst)
+      ;   cyclic(N1, Src, Dst),
+          say(Src, Next),
+          cyclic(N1, Dst, Src),
+          say(Next, Dst),
+          cyclic(N1, Src, Dst)
+      ).
+
 % The program: swipl hanoi.pl METHOD N.
 
 :- initialization(main, main).
@@ -142,7 +167,7 @@ main :-
       current_prolog_flag(argv, Argv),
       (   Argv = [MethodArg, NArg],
           atom(MethodArg), Method = MethodArg,
-          memberchk(Method, [binary, recursive, iterative]),
+          memberchk(Method, [binary, recursive, iterative, cyclic]),
           atom_number(NArg, N),
           integer(N),
           N >= 0
@@ -153,6 +178,6 @@ main :-
 usage(Argv) :-
       atomic_list_concat(Argv, ' ', Given),
       format(user_error,
-             "usage: swipl hanoi.pl binary|recursive|iterative N~n  N is a whole number of discs, 0 or more (given: ~w)~n",
+             "usage: swipl hanoi.pl binary|recursive|iterative|cyclic N~n  N is a whole number of discs, 0 or more (given: ~w)~n",
              [Given]),
       halt(2).

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The Tower of Hanoi in Python: n discs from position 0 to position 2 by three methods.
+"""The Tower of Hanoi in Python: n discs from position 0 to position 2 by three methods, and
+the cyclic Tower of Hanoi: n discs from position 0 to position 1, each move one position on.
 
-    python3 hanoi.py binary|recursive|iterative N [--show]
+    python3 hanoi.py binary|recursive|iterative|cyclic N [--show]
 
-Each method prints the same 2^N - 1 moves, one a line, in the words of COMP9021's notes:
-"Move disk of size D from position S to position T", and, where the iterative method moves
-the smallest disk, "Move smallest disk from position S to position T". --show draws the
-three stacks after each move, as the notes' display_towers() does.
+The three classic methods print the same 2^N - 1 moves, one a line, in the words of COMP9021's
+notes: "Move disk of size D from position S to position T", and, where the iterative method moves
+the smallest disk, "Move smallest disk from position S to position T". cyclic prints the cyclic
+puzzle's moves in the same words. --show draws the three stacks after each move, as the notes'
+display_towers() does.
 
 The moves stream out as they are made: memory stays O(N) whatever N is.
 
@@ -103,7 +105,27 @@ def iterative(n, moves):
             moves.disk(disk, from_pos, to_pos)
 
 
-METHODS = {"binary": binary, "recursive": recursive, "iterative": iterative}
+def cyclic(n, moves, src=0, dst=1):
+    """The cyclic Tower of Hanoi, after the article's transfer templates: a disk may only go from
+    position p to position (p + 1) % 3. To the next position, n - 1 disks go two positions on,
+    out of the way, the largest one on, and the n - 1 two on again, on top of it. Two positions on,
+    the largest must go one on twice, and the n - 1 get out of its way three times."""
+    if n == 0:
+        return
+    on = (src + 1) % 3
+    if dst == on:
+        cyclic(n - 1, moves, src, (dst + 1) % 3)
+        moves.disk(n, src, dst)
+        cyclic(n - 1, moves, (dst + 1) % 3, dst)
+    else:
+        cyclic(n - 1, moves, src, dst)
+        moves.disk(n, src, on)
+        cyclic(n - 1, moves, dst, src)
+        moves.disk(n, on, dst)
+        cyclic(n - 1, moves, src, dst)
+
+
+METHODS = {"binary": binary, "recursive": recursive, "iterative": iterative, "cyclic": cyclic}
 
 
 def disc_count(text):
@@ -113,7 +135,7 @@ def disc_count(text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="hanoi.py", description="Print the moves that take N disks from position 0 to position 2.")
+    parser = argparse.ArgumentParser(prog="hanoi.py", description="Print the moves that take N disks from position 0 to position 2 (cyclic: to position 1, one position on at a time).")
     parser.add_argument("method", choices=METHODS)
     parser.add_argument("n", type=disc_count, metavar="N", help="the number of disks, 0 or more")
     parser.add_argument("--show", action="store_true", help="draw the stacks after each move")

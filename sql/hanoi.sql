@@ -8,6 +8,11 @@
 --   SELECT * FROM hanoi.recursive(3);    -- the recursion of the notes' r_toh
 --   SELECT * FROM hanoi.iterative(3);    -- the smallest disc cycling, three arrays as the stacks
 --
+-- and a fourth the moves of the cyclic Tower of Hanoi, n discs from peg 0 to peg 1, one peg on at a
+-- time:
+--
+--   SELECT * FROM hanoi.cyclic(3);       -- the cyclic Tower of Hanoi article's recursion
+--
 --    move | disk | source | target
 --   ------+------+--------+--------
 --       1 |    1 |      0 |      2
@@ -147,6 +152,59 @@ BEGIN
         RETURN NEXT;
         move := move + 1;
     END LOOP;
+END;
+$$;
+
+-- The cyclic Tower of Hanoi, after the cyclic Tower of Hanoi article: n discs from peg 0 to peg 1, a
+-- disc only ever going from peg p to peg (p + 1) % 3. Taking k discs one peg on: k - 1 discs two pegs
+-- on, disc k one on, the k - 1 two on again. Two pegs on: k - 1 two on, disc k one on, the k - 1 one on
+-- (back where they started), disc k one on, the k - 1 two on. As with hanoi.recursive, each row of
+-- the recursive query is one call, knowing the number of its first move; one_on[k + 1] and
+-- two_on[k + 1] count the moves of k discs, one peg and two pegs on.
+CREATE OR REPLACE FUNCTION hanoi.cyclic(n integer)
+    RETURNS TABLE (move bigint, disk integer, source integer, target integer)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    one_on bigint[] := ARRAY[0];
+    two_on bigint[] := ARRAY[0];
+BEGIN
+    PERFORM hanoi.check_discs(n);
+    IF n > 40 THEN
+        RAISE EXCEPTION 'the cyclic moves of % discs are more than a bigint counts (40 discs at most)', n
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR k IN 1 .. n LOOP
+        one_on := one_on || 2 * two_on[k] + 1;
+        two_on := two_on || 2 * two_on[k] + one_on[k] + 2;
+    END LOOP;
+    RETURN QUERY
+    WITH RECURSIVE calls (discs, origin, goal, first) AS (
+        SELECT n, 0, 1, 1::bigint
+        WHERE n > 0
+      UNION ALL
+        SELECT call.discs - 1, part.origin, part.goal, part.first
+        FROM calls AS call,
+            LATERAL (SELECT call.goal = (call.origin + 1) % 3 AS adjacent,
+                            two_on[call.discs] AS around, one_on[call.discs] AS back) AS via,
+            LATERAL (VALUES (call.origin, (call.goal + 1) % 3, call.first, via.adjacent),
+                            ((call.goal + 1) % 3, call.goal, call.first + via.around + 1, via.adjacent),
+                            (call.origin, call.goal, call.first, NOT via.adjacent),
+                            (call.goal, call.origin, call.first + via.around + 1, NOT via.adjacent),
+                            (call.origin, call.goal, call.first + via.around + via.back + 2, NOT via.adjacent))
+                AS part (origin, goal, first, taken)
+        WHERE call.discs > 1 AND part.taken
+    )
+    SELECT step.move, calls.discs, step.source, step.target
+    FROM calls,
+        LATERAL (SELECT (calls.origin + 1) % 3 AS next, calls.goal = (calls.origin + 1) % 3 AS adjacent,
+                        two_on[calls.discs] AS around, one_on[calls.discs] AS back) AS via,
+        LATERAL (VALUES (calls.first + via.around, calls.origin, calls.goal, via.adjacent),
+                        (calls.first + via.around, calls.origin, via.next, NOT via.adjacent),
+                        (calls.first + via.around + via.back + 1, via.next, calls.goal, NOT via.adjacent))
+            AS step (move, source, target, taken)
+    WHERE step.taken
+    ORDER BY 1;
 END;
 $$;
 

@@ -13,12 +13,13 @@ import pytest
 
 from harness.compare import StreamDigest
 from harness.discover import Port, discover
-from harness.model import CLASSIC
+from harness.build import build
+from harness.model import METHODS
 from harness.postgres import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
-PROGRAM_PORTS = ("python", "bash", "prolog")
+PROGRAM_PORTS = ("python", "bash", "prolog", "cpp")
 REAL_PORTS = (*PROGRAM_PORTS, "sql")
 
 
@@ -53,11 +54,17 @@ def postgres_servers() -> set[str]:
     return found
 
 
-def reference_digest(n: int) -> str:
+def reference_digest(n: int, method: str = "recursive") -> str:
     digest = StreamDigest()
-    for move in CLASSIC.reference(n):
+    for move in METHODS[method].reference(n):
         digest.update(move)
     return digest.hexdigest()
+
+
+def program_argv(port: Port, method: str, n: int) -> list[str]:
+    """How the harness runs a port's program for one cell, built first if the port builds it."""
+    program = port.program(method)
+    return program.argv(method, n, build(port, program, method, n, timeout=300))
 
 
 def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS) -> Path:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from harness.discover import load_port
 from harness.model import Move
-from harness.normalise import Reader, Unreadable
+from harness.normalise import LineReader, Unreadable
 
 PROLOG_LIKE = """\
 command = ["swipl", "hanoi.pl", "{method}", "{n}"]
@@ -25,17 +25,18 @@ moves = st.builds(Move, st.integers(1, 64), st.integers(0, 2), st.integers(0, 2)
 
 
 @pytest.fixture(scope="module")
-def reader(tmp_path_factory) -> Reader:
+def reader(tmp_path_factory) -> LineReader:
     folder = tmp_path_factory.mktemp("port") / "named"
     folder.mkdir()
     (folder / "language.toml").write_text(PROLOG_LIKE)
     port = load_port(folder / "language.toml")
     assert port.problem is None, port.problem
-    return Reader(port)
+    return LineReader(port.program("recursive").output)
 
 
-def real_reader(name: str) -> Reader:
-    return Reader(load_port(Path(__file__).resolve().parent.parent / name / "language.toml"))
+def real_reader(name: str, method: str = "recursive") -> LineReader:
+    port = load_port(Path(__file__).resolve().parent.parent / name / "language.toml")
+    return LineReader(port.program(method).output)
 
 
 @given(moves)
