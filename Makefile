@@ -4,27 +4,37 @@
 VENV ?= .venv
 N ?= 5
 
-.PHONY: compare test prolog clean
+.PHONY: compare test tools clean
 
-compare: $(VENV)/.installed prolog
+compare: $(VENV)/.installed tools
 	$(VENV)/bin/harness compare --n $(N)
 
-test: $(VENV)/.installed prolog
+test: $(VENV)/.installed tools
 	$(VENV)/bin/pytest
 
-# SWI-Prolog, where it is missing and this machine can install it (Debian's apt as root or through
-# sudo, Homebrew on macOS); otherwise say how, and the Prolog cells are skipped.
-prolog:
-	@command -v swipl >/dev/null || { \
-	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swi-prolog-nox; \
-	  elif command -v apt-get >/dev/null && command -v sudo >/dev/null; then \
-	    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swi-prolog-nox; \
-	  elif command -v brew >/dev/null; then \
-	    brew install swi-prolog; \
-	  fi; \
-	  command -v swipl >/dev/null || echo "SWI-Prolog is missing: the Prolog cells will be skipped (Debian: apt-get install swi-prolog-nox; macOS: brew install swi-prolog)"; \
-	}
+# The tools the ports need beyond Python and Bash, each as COMMAND:DEBIAN-PACKAGE:HOMEBREW-FORMULA.
+# Where one is missing and this machine can install it (Debian's apt as root or through sudo,
+# Homebrew on macOS), it is installed; otherwise make says how, and that port's cells are skipped.
+TOOLS = swipl:swi-prolog-nox:swi-prolog c++:g++:gcc
+
+tools:
+	@missing=""; for tool in $(TOOLS); do \
+	  set -- $$(echo $$tool | tr : ' '); command -v $$1 >/dev/null || missing="$$missing $$tool"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	debian=$$(for tool in $$missing; do echo $$tool | cut -d: -f2; done); \
+	brew=$$(for tool in $$missing; do echo $$tool | cut -d: -f3; done); \
+	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$debian; \
+	elif command -v apt-get >/dev/null && command -v sudo >/dev/null; then \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$debian; \
+	elif command -v brew >/dev/null; then \
+	  brew install $$brew; \
+	fi; \
+	for tool in $$missing; do \
+	  set -- $$(echo $$tool | tr : ' '); \
+	  command -v $$1 >/dev/null || echo "$$1 is missing: its port's cells will be skipped (Debian: apt-get install $$2; macOS: brew install $$3)"; \
+	done
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
