@@ -22,6 +22,7 @@ from harness.postgres import BACKENDS, Database, Unavailable, check_dsn
 from harness.report import Versions, render_compare, render_list, render_transcripts, succeeded, write_json
 from harness.transcripts import TranscriptError, discover as discover_transcripts, replay
 from harness.run import missing_requirement, version
+from harness.scaffold import ScaffoldError, new_language
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,8 +128,8 @@ def main() -> None:
 def cli(ctx: click.Context, root: Path) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
     ctx.obj = discover(root)
-    if not ctx.obj:
-        raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml")
+    if not ctx.obj and ctx.invoked_subcommand != "new-language":
+        raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml (harness new-language NAME starts one)")
 
 
 timeout_option = click.option(
@@ -239,3 +240,26 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> Non
     render_transcripts(Console(), replays)
     ok = all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results)
     sys.exit(0 if ok else 1)
+
+
+@cli.command(name="new-language")
+@click.argument("name")
+@click.option("--interpreter", help="The command that runs the program (default: NAME).")
+@click.option("--program", help="The program's file name (default: hanoi.NAME).")
+@click.option("--comment", default="#", show_default=True, help="How a comment line starts in the language.")
+@click.pass_context
+def new_language_command(ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str) -> None:
+    """Start a port: a folder NAME with a language.toml and a stub program, ready for compare."""
+    root = ctx.find_root().params["root"]
+    try:
+        made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment)
+    except ScaffoldError as error:
+        raise click.UsageError(str(error), ctx) from None
+    except OSError as error:
+        raise click.ClickException(str(error)) from None
+    for path in made:
+        click.echo(f"created {path}")
+    click.echo(
+        f"next: write the program, then run harness run {name} recursive --n 3 --raw, and harness compare --n 0-10 --lang {name}"
+        " (docs/ADDING_A_LANGUAGE.md walks through it)"
+    )
