@@ -34,11 +34,13 @@ def cache_root() -> Path:
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
+_failures: dict[str, str] = {}  # a build that failed is not tried again in the same run
 
 
 def build(port: Port, program: Program, method: str, n: int, timeout: float) -> Path | None:
     """The built program for this cell (building it if it is not cached), or None if the program
-    needs no build. Cells that share a build wait for one another rather than compile twice."""
+    needs no build. Cells that share a build wait for one another rather than compile twice, and
+    share its failure."""
     if not program.build:
         return None
     key = _key(port, program, method, n)
@@ -46,8 +48,14 @@ def build(port: Port, program: Program, method: str, n: int, timeout: float) -> 
     with _locks_guard:
         lock = _locks.setdefault(str(folder), threading.Lock())
     with lock:
+        if str(folder) in _failures:
+            raise BuildFailed(_failures[str(folder)])
         if not (folder / PROGRAM_NAME).is_file():
-            _compile(port, program, method, n, folder, timeout)
+            try:
+                _compile(port, program, method, n, folder, timeout)
+            except BuildFailed as error:
+                _failures[str(folder)] = str(error)
+                raise
     return folder / PROGRAM_NAME
 
 
@@ -69,15 +77,16 @@ def _compile(port: Port, program: Program, method: str, n: int, folder: Path, ti
     scratch = Path(tempfile.mkdtemp(prefix="building-", dir=folder.parent))
     try:
         argv = fill(program.build, method, n, scratch / PROGRAM_NAME)
+        shown = " ".join(fill(program.build, method, n, Path("{binary}")))
         try:
             done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         except OSError as error:
             raise BuildFailed(f"could not start the build ({argv[0]}): {error}") from None
         except subprocess.TimeoutExpired:
-            raise BuildFailed(f"the build ran past {timeout:g} s: {' '.join(argv)}") from None
+            raise BuildFailed(f"the build ran past {timeout:g} s: {shown}") from None
         if done.returncode or not (scratch / PROGRAM_NAME).is_file():
             said = "\n".join((done.stderr or done.stdout).strip().splitlines()[:ERROR_LINES])
-            raise BuildFailed(f"the build failed with exit code {done.returncode}: {' '.join(argv)}\n{said}".rstrip())
+            raise BuildFailed(f"the build failed with exit code {done.returncode}: {shown}\n{said}".rstrip())
         try:
             scratch.rename(folder)
         except OSError:  # another harness built it first: theirs is as good

@@ -119,9 +119,10 @@ def _parse(folder: Path, data: dict) -> Port:
     if strays:
         raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'")
     shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
-    default = _program(folder, shared, "") if set(methods) - set(overrides) else None
+    default_methods = [method for method in methods if method not in overrides]
+    default = _program(folder, shared, "", len(default_methods)) if default_methods else None
     programs = {
-        method: _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ") if method in overrides else default
+        method: _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1) if method in overrides else default
         for method in methods
     }
     return Port(
@@ -134,8 +135,8 @@ def _parse(folder: Path, data: dict) -> Port:
     )
 
 
-def _program(folder: Path, data: dict, where: str) -> Program:
-    """One program from its keys; ``where`` says which table they came from, for the error."""
+def _program(folder: Path, data: dict, where: str, serves: int) -> Program:
+    """One program, for ``serves`` methods, from its keys; ``where`` says which table they came from."""
     try:
         command, build = _strings(data, "command"), _strings(data, "build")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
@@ -143,13 +144,13 @@ def _program(folder: Path, data: dict, where: str) -> Program:
             raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
         if build and not command:
             raise ManifestError("'build' makes a program for 'command' to run")
-        if ("{binary}" in " ".join(command + build)) != bool(build):
+        if any(("{binary}" in " ".join(parts)) != bool(build) for parts in (command, build)):
             raise ManifestError("with 'build', both it and 'command' use {binary} for the built program; without, neither does")
         words = " ".join(command + build)
         if command and "{n}" not in words:
             raise ManifestError("'command' (or 'build') must use {n}, the number of discs")
-        if command and not where and "{method}" not in words:
-            raise ManifestError("'command' (or 'build') must use {method}")
+        if command and serves > 1 and "{method}" not in words:
+            raise ManifestError("'command' (or 'build') must use {method}, to tell the program which method to run")
         return Program(_output(data.get("output")), command, build, query)
     except ManifestError as error:
         raise ManifestError(f"{where}{error}") from None

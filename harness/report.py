@@ -126,7 +126,9 @@ def render_compare(
     if not ran:
         console.print(f"[yellow]No cell ran[/] ({tally}).")
     elif succeeded(cells, agreement):
-        console.print(f"[green]All {len(ran)} cells that ran pass and agree[/]: one sequence for each n ({tally}).")
+        puzzles = sorted({group.rules for group in agreement})
+        each = "each n" if len(puzzles) == 1 else f"each n and puzzle ({', '.join(puzzles)})"
+        console.print(f"[green]All {len(ran)} cells that ran pass and agree[/]: one sequence for {each} ({tally}).")
     else:
         console.print(f"[red]Not all ports pass and agree[/] ({tally}).")
 

@@ -12,6 +12,7 @@ FAKES = (
     "crash", "hang", "garbage", "illegal", "detour", "wrong-disk",
     "missing-interpreter", "broken-manifest", "seed-b_toh", "seed-i_toh",
     "sql-hang", "sql-broken-load", "sql-negative-n",
+    "seed-cyclic", "cyclic-classic", "drawings-skip",
 )
 TIMEOUT = 3
 
@@ -180,3 +181,34 @@ def test_summary_table_shows_each_port(run):
     for name in REAL_PORTS + FAKES:
         assert name in out
     assert "Not all ports pass and agree" in out
+
+
+def test_the_cyclic_articles_listing_as_printed_is_a_build_error_quoting_the_compiler(run):
+    cells = run[2]
+    for n in range(5):
+        cell = cells[("seed-cyclic", "cyclic", n)]
+        assert cell["outcome"] == "error"
+        assert cell["detail"].startswith("the build failed with exit code 1: c++ -std=c++20 -o {binary} cyclic.cpp\n")
+        assert "error: no match for call to" in cell["detail"]
+        assert "transfer<DISCS, A, B>()();" in cell["detail"]
+
+
+def test_a_classic_move_in_the_cyclic_puzzle_breaks_its_one_way_rule(run):
+    cell = run[2][("cyclic-classic", "cyclic", 3)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == (
+        "line 1: move 1 (disk 1 from peg 0 to peg 2): a disc may only go from peg p to peg (p + 1) mod 3"
+    )
+    assert cell["diff"][3:5] == ["- 1 0 1", "- 1 1 2"]
+    assert cell["diff"][-4:] == ["+ 1 0 2", "+ 2 0 1", "+ 1 2 1", "+ 3 0 2"]
+
+
+def test_a_drawing_two_moves_on_from_the_one_before_is_a_fail_naming_both(run):
+    cells = run[2]
+    assert cells[("drawings-skip", "cyclic", 1)]["outcome"] == "pass"
+    cell = cells[("drawings-skip", "cyclic", 3)]
+    assert cell["outcome"] == "fail"
+    assert cell["detail"] == (
+        "line 16: drawing 4 is not one move on from the drawing before: "
+        "A: [2, 3]; B: []; C: [1], then A: [1, 3]; B: [2]; C: []"
+    )

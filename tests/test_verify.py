@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from harness.model import CLASSIC, PEGS, Move, Violation
+from harness.model import CLASSIC, CYCLIC, PEGS, Move, Violation
 from harness.verify import Board
 
 N = 6  # 63 optimal moves: room for random walks that are legal but not yet over the count
@@ -113,3 +113,41 @@ def test_a_move_past_the_optimal_count_is_caught_when_it_is_made():
         board.play(move)
     with pytest.raises(Violation, match=r"^move 4 \(disk 2 from peg 0 to peg 2\): more moves than the optimal 3 \(2\^n - 1\)$"):
         board.play(Move(2, 0, 2))
+
+
+ARTICLE_TABLE = [1, 5, 15, 43, 119, 327, 895, 2447, 6687, 18271, 49919, 136383, 372607, 1017983, 2781183, 7598335]
+
+
+def test_cyclic_count_is_the_articles_formula_and_table():
+    """The article's table: ((1 + √3)^(n+1) − (1 − √3)^(n+1)) / (2√3) − 1 for n = 1..16."""
+    root = 3**0.5
+    for n, expected in enumerate(ARTICLE_TABLE, 1):
+        assert CYCLIC.optimal_count(n) == expected == round(((1 + root) ** (n + 1) - (1 - root) ** (n + 1)) / (2 * root) - 1)
+    assert CYCLIC.optimal_count(0) == 0
+
+
+@pytest.mark.parametrize("n", range(11))
+def test_cyclic_reference_moves_one_peg_on_and_solves_onto_peg_1(n):
+    board = Board(n, CYCLIC)
+    for move in CYCLIC.reference(n):
+        assert move.dst == (move.src + 1) % PEGS
+        board.play(move._replace(disk=None))
+    board.finish()
+    assert board.count == CYCLIC.optimal_count(n)
+    assert board.pegs[1] == list(range(n, 0, -1))
+
+
+@pytest.mark.parametrize("src, dst", [(0, 2), (1, 0), (2, 1)])
+def test_a_cyclic_move_backwards_breaks_the_one_way_rule(src, dst):
+    board = Board(3, CYCLIC)
+    for move in list(CYCLIC.reference(3))[:3]:  # 1 0 1, 1 1 2, 2 0 1: a disc on every peg
+        board.play(move)
+    assert all(board.pegs)
+    with pytest.raises(Violation, match=r"a disc may only go from peg p to peg \(p \+ 1\) mod 3$"):
+        board.play(Move(None, src, dst))
+
+
+def test_classic_moves_solve_the_classic_puzzle_but_not_the_cyclic_one():
+    board = Board(2, CYCLIC)
+    with pytest.raises(Violation, match=r"^move 1 \(disk 1 from peg 0 to peg 2\): a disc may only go"):
+        board.play(Move(1, 0, 2))
