@@ -14,12 +14,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import __version__
+from harness.bench import bench, machine
 from harness.compare import agreements
 from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
 from harness.model import METHODS, Outcome
 from harness.postgres import BACKENDS, Database, Unavailable, check_dsn
-from harness.report import Versions, render_compare, render_list, render_transcripts, succeeded, write_json
+from harness.report import (
+    Versions, plot_bench, render_bench, render_compare, render_list, render_transcripts, succeeded, write_bench_json, write_json,
+)
 from harness.transcripts import TranscriptError, discover as discover_transcripts, replay
 from harness.run import missing_requirement, version
 from harness.scaffold import ScaffoldError, new_language
@@ -240,6 +243,55 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> Non
     render_transcripts(Console(), replays)
     ok = all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results)
     sys.exit(0 if ok else 1)
+
+
+@cli.command(name="bench")
+@click.option("--n", "ns", type=DiscCounts(), default="16,20", show_default=True, help="Discs: 16,20 or 10-20.")
+@click.option("--lang", help="Ports to time, comma-separated (default: all).")
+@click.option("--method", help=f"Methods to time, comma-separated (default: {', '.join(METHODS)}).")
+@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
+@click.option(
+    "--max-moves", type=click.IntRange(min=0), default=1 << 20, show_default=True,
+    help="Do not time a cell with more moves than this (the cyclic puzzle at n=20 has 4 x 10^8).",
+)
+@timeout_option
+@click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write the figures as JSON to this file.")
+@click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Draw time against n to this .svg or .png (needs matplotlib).")
+@database_options
+@click.pass_context
+def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeout, json_file, plot_file, backend, dsn) -> None:
+    """Time each port: wall and CPU seconds, peak RSS and moves per second, port alone, after it
+    passes at n=5; and the harness's own reading speed on the same output."""
+    ports: list[Port] = ctx.obj
+    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
+    methods = _names(method, list(METHODS), "method", "'--method'")
+    if plot_file:
+        if not plot_file.lower().endswith((".svg", ".png")):
+            raise click.BadParameter("the plot is an .svg or a .png file", param_hint="'--plot'")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
+    console = Console()
+    with _database(backend, dsn) as database, Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
+    ) as progress:
+        task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
+        cells = bench(
+            ports, methods, ns, repeat, max_moves, timeout, database,
+            on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.language}/{cell.method} n={cell.n}"),
+        )
+        versions = _versions(ports, database)
+    about = machine(PROJECT_ROOT)
+    render_bench(console, cells, about, versions, repeat)
+    if json_file:
+        write_bench_json(json_file, cells, about, versions, repeat)
+        console.print(f"JSON: {json_file.name}")
+    if plot_file:
+        plot_bench(plot_file, cells, about)
+        console.print(f"Plot: {plot_file}")
+    sys.exit(0 if all(cell.status != "error" for cell in cells) else 1)
 
 
 @cli.command(name="new-language")

@@ -63,6 +63,16 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
     reading.judge(finish, timeout)
 
 
+def judge_lines(port: Port, method: str, n: int, lines: Iterable[str]) -> Cell:
+    """Read and verify output captured earlier, exactly as a cell's is: the harness's own share of
+    the work, without the port's."""
+    cell = Cell(port.name, method, n)
+    reading = _Reading(cell, port.program(method), None, None)
+    reading.consume(lines)
+    reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
+    return cell
+
+
 def _start(
     port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None
 ) -> PortProcess | QueryStream:

@@ -1,0 +1,328 @@
+"""How fast each port is, and how fast the harness reads what it prints.
+
+Each (port, method) is timed only after it passes at a small n (the correctness gate). A timed run
+sends the port's output to a counting sink, so its figures are the port's alone: wall and CPU
+seconds and peak RSS (for a port in PostgreSQL, the server process that runs its query). The
+harness's own throughput is then measured on the same output, captured once and read back through
+the very code ``compare`` uses.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import nullcontext
+import platform
+import signal
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import psycopg
+from psycopg import sql
+
+from harness.build import build
+from harness.discover import Port, Program
+from harness.evaluate import evaluate, judge_lines
+from harness.model import METHODS, Outcome
+from harness.postgres import Database, Unavailable
+
+GATE_N = 5
+CHUNK = 1 << 20
+ROWS_PER_FETCH = 10_000
+
+
+@dataclass
+class Run:
+    """One timed run of a port: its moves and what it cost."""
+
+    moves: int
+    wall: float
+    cpu: float | None
+    peak_rss_mb: float | None
+
+
+@dataclass
+class BenchCell:
+    """One (port, method, n): its runs after a warm-up, or why it was not timed."""
+
+    language: str
+    method: str
+    n: int
+    status: str = "timed"  # timed, or not timed: failed the gate, too many moves, error
+    detail: str = ""
+    runs: list[Run] = field(default_factory=list)
+    harness_seconds: float | None = None
+
+    @property
+    def moves(self) -> int:
+        return self.runs[0].moves if self.runs else 0
+
+    def median(self, figure: str) -> float | None:
+        values = [getattr(run, figure) for run in self.runs if getattr(run, figure) is not None]
+        return statistics.median(values) if values else None
+
+    def spread(self, figure: str) -> tuple[float, float] | None:
+        values = [getattr(run, figure) for run in self.runs if getattr(run, figure) is not None]
+        return (min(values), max(values)) if values else None
+
+    @property
+    def moves_per_second(self) -> float | None:
+        wall = self.median("wall")
+        return self.moves / wall if wall else None
+
+    @property
+    def harness_moves_per_second(self) -> float | None:
+        return self.moves / self.harness_seconds if self.harness_seconds else None
+
+
+class BenchError(Exception):
+    """A timed run that went wrong: the message says how."""
+
+
+def bench(
+    ports: list[Port],
+    methods: list[str],
+    ns: list[int],
+    repeat: int,
+    max_moves: int,
+    timeout: float,
+    database: Database,
+    on_done: Callable[[BenchCell], None] | None = None,
+) -> list[BenchCell]:
+    """Every cell, one after another (cells run side by side would slow each other down)."""
+    cells = []
+    for port in ports:
+        for method in methods:
+            gate = _gate(port, method, timeout, database)
+            for n in ns:
+                cell = BenchCell(port.name, method, n)
+                count = METHODS[method].optimal_count(n)
+                if gate:
+                    cell.status, cell.detail = "not timed", gate
+                elif count > max_moves:
+                    cell.status, cell.detail = "not timed", f"{count:,} moves is over --max-moves {max_moves:,}"
+                else:
+                    _time(cell, port, method, n, repeat, timeout, database)
+                cells.append(cell)
+                if on_done:
+                    on_done(cell)
+    return cells
+
+
+def _gate(port: Port, method: str, timeout: float, database: Database) -> str | None:
+    """Why the cell may not be timed, if it may not: it must first pass at a small n."""
+    cell = evaluate(port, method, GATE_N, timeout, database=database)
+    if cell.outcome is Outcome.PASS:
+        return None
+    return f"{cell.outcome.value} at n={GATE_N}, so not timed: {cell.detail.splitlines()[0] if cell.detail else ''}".rstrip(": ")
+
+
+def _time(cell: BenchCell, port: Port, method: str, n: int, repeat: int, timeout: float, database: Database) -> None:
+    program = port.program(method)
+    try:
+        runner = _runner(port, program, method, n, timeout, database)
+        runner(None)  # warm-up: caches, the build, the server's plan
+        cell.runs = [runner(None) for _ in range(repeat)]
+        expected = METHODS[method].optimal_count(n)
+        if cell.moves != expected:
+            raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
+        cell.harness_seconds = _harness_seconds(port, method, n, runner)
+    except (BenchError, Unavailable, OSError) as error:
+        cell.status, cell.detail, cell.runs = "error", str(error), []
+
+
+def _runner(port: Port, program: Program, method: str, n: int, timeout: float, database: Database) -> Callable[[Path | None], Run]:
+    """A function that runs the cell once, counting its moves, and copying its output to a file if given one."""
+    if program.query is not None:
+        query = program.query
+        database.prepare(query)
+        statement = sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+        return lambda copy: _run_query(database.dsn(), statement, timeout, copy)
+    argv = program.argv(method, n, build(port, program, method, n, timeout))
+    drawings = program.output.format == "drawings"
+    return lambda copy: _run_program(argv, port.folder, timeout, drawings, copy)
+
+
+def _run_program(argv: list[str], folder: Path, timeout: float, drawings: bool, copy: Path | None) -> Run:
+    """Run the program with its output going to a counting sink: the pipe read in large blocks and its
+    line endings counted, nothing more. CPU and peak RSS come from the kernel, when the process is reaped."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    timed_out = threading.Event()
+
+    def expire() -> None:
+        timed_out.set()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, expire)
+    timer.start()
+    sampler = _PeakRss(process.pid, argv)
+    lines = blank = 0
+    last = b""
+    assert process.stdout is not None and process.stderr is not None
+    stderr = threading.Thread(target=process.stderr.read, daemon=True)
+    stderr.start()
+    with open(copy, "wb") if copy else nullcontext() as out:
+        fd = process.stdout.fileno()
+        while block := os.read(fd, CHUNK):
+            lines += block.count(b"\n")
+            if drawings:  # a blank line ends each drawing: count "\n\n", across blocks too
+                blank += block.count(b"\n\n") + (last == b"\n" and block[:1] == b"\n")
+                last = block[-1:]
+            if out:
+                out.write(block)
+    peak = sampler.stop()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    timer.cancel()
+    stderr.join()
+    process.stdout.close()
+    process.stderr.close()
+    if timed_out.is_set():
+        raise BenchError(f"timed out after {timeout:g} s")
+    if process.returncode:
+        raise BenchError(f"{argv[0]} exited with code {process.returncode}")
+    moves = blank - 1 if drawings else lines
+    return Run(moves, wall, usage.ru_utime + usage.ru_stime, peak)
+
+
+class _PeakRss:
+    """The peak resident memory of a process and its descendants, sampled from /proc every few
+    milliseconds while it runs. (The kernel's own figure, ru_maxrss, is no use here: it counts the
+    harness's memory too, inherited in the moment between fork and exec.) Samples start once the
+    process runs the port's program, and take the larger of the tree's summed VmRSS and the main
+    process's VmHWM, its high-water mark."""
+
+    INTERVAL = 0.003
+
+    def __init__(self, pid: int, argv: list[str]):
+        self._pid, self._cmdline = pid, ("\0".join(argv) + "\0").encode()
+        self._peak_kb = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> float | None:
+        """Stop sampling (the process has closed its output) and give the peak in MB."""
+        self._sample_once()
+        self._done.set()
+        self._thread.join()
+        return self._peak_kb / 1024 if self._peak_kb else None
+
+    def _sample(self) -> None:
+        while not self._done.wait(self.INTERVAL):
+            self._sample_once()
+
+    def _sample_once(self) -> None:
+        try:
+            if Path(f"/proc/{self._pid}/cmdline").read_bytes() != self._cmdline:
+                return  # not yet the port: the harness's copy before exec, or already gone
+            hwm = _status_kb(self._pid, "VmHWM:")
+        except OSError:
+            return
+        tree = sum(_status_kb(pid, "VmRSS:") for pid in _tree(self._pid))
+        self._peak_kb = max(self._peak_kb, hwm, tree)
+
+
+def _tree(pid: int) -> list[int]:
+    """The process and all its descendants, as /proc lists them now."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending.extend(int(child) for child in task.read_text().split())
+            except OSError:
+                pass
+    return found
+
+
+def _status_kb(pid: int, key: str) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith(key)), 0)
+
+
+def _run_query(dsn: str, statement: sql.Composed, timeout: float, copy: Path | None) -> Run:
+    """Run the query on a fresh connection, so a fresh server process runs it, and count its rows as
+    they are fetched. CPU and peak RSS are that server process's, read from /proc while it still
+    lives; None where the server is on another machine."""
+    started = time.perf_counter()
+    rows = 0
+    with psycopg.connect(dsn, options=f"-c statement_timeout={int(timeout * 1000)}") as connection:
+        backend = connection.info.backend_pid
+        cpu_before = _proc_cpu(backend)
+        with connection.cursor(name="bench") as cursor, open(copy, "w") if copy else nullcontext() as out:
+            cursor.execute(statement)
+            while batch := cursor.fetchmany(ROWS_PER_FETCH):
+                rows += len(batch)
+                if out:
+                    out.write("".join(" ".join(map(str, row)) + "\n" for row in batch))
+        cpu_after, peak = _proc_cpu(backend), _status_kb(backend, "VmHWM:") / 1024 or None
+    wall = time.perf_counter() - started
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    return Run(rows, wall, cpu, peak)
+
+
+def _proc_cpu(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _harness_seconds(port: Port, method: str, n: int, runner: Callable[[Path | None], Run]) -> float:
+    """The harness's normalise + verify on this cell's output, captured to a file first so that only
+    the harness's work is timed; the cell must pass, as in compare."""
+    with tempfile.TemporaryDirectory(prefix="hanoi-bench-") as folder:
+        copy = Path(folder) / "output"
+        runner(copy)
+        with open(copy, encoding="utf-8") as captured:
+            started = time.perf_counter()
+            cell = judge_lines(port, method, n, _lines(captured))
+            seconds = time.perf_counter() - started
+    if cell.outcome is not Outcome.PASS:
+        raise BenchError(f"its output at n={n} does not verify: {cell.detail}")
+    return seconds
+
+
+def _lines(captured) -> Iterator[str]:
+    for line in captured:
+        yield line.rstrip("\n")
+
+
+def machine(root: Path) -> dict[str, str | int | None]:
+    """What a reader needs to reproduce the figures: the CPU, the cores, the OS, the commit."""
+    model = None
+    try:
+        model = next(
+            (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+            None,
+        )
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit, dirty = "", ""
+    return {
+        "cpu": model or platform.processor() or None,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "commit": (commit + (" (with uncommitted changes)" if dirty else "")) or None,
+    }

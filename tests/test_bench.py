@@ -1,0 +1,84 @@
+"""harness bench: only correct cells are timed, every figure is there and plausible, the JSON and the
+plot are written, and cells that would run too long are left out with the reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import harness, suite
+from harness.model import METHODS
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """One small bench over real ports and a faulty one: the process, its JSON, its cells by key."""
+    tmp_path = tmp_path_factory.mktemp("bench")
+    root = suite(tmp_path, "illegal", real=("python", "cpp", "sql"))
+    out, plot = tmp_path / "bench.json", tmp_path / "bench.svg"
+    done = harness(
+        "--root", str(root), "bench", "--n", "4,9", "--method", "recursive,cyclic", "--repeat", "2",
+        "--max-moves", "5000", "--json", str(out), "--plot", str(plot),
+    )
+    data = json.loads(out.read_text())
+    cells = {(cell["language"], cell["method"], cell["n"]): cell for cell in data["cells"]}
+    return done, data, cells, plot
+
+
+def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(report):
+    done, data, cells, _ = report
+    assert done.returncode == 0, done.stdout + done.stderr
+    for language in ("python", "cpp", "sql"):
+        for method, n in [("recursive", 4), ("recursive", 9), ("cyclic", 4)]:
+            cell = cells[(language, method, n)]
+            assert cell["status"] == "timed", cell
+            assert cell["moves"] == METHODS[method].optimal_count(n)
+            assert len(cell["runs"]) == 2
+            assert all(run["moves"] == cell["moves"] and run["wall"] > 0 for run in cell["runs"])
+            assert cell["wall_range"][0] <= cell["wall_median"] <= cell["wall_range"][1]
+            assert cell["moves_per_second"] == pytest.approx(cell["moves"] / cell["wall_median"])
+            assert cell["harness_moves_per_second"] > 0
+    # The SQL port's memory and CPU are those of the server process that ran its query.
+    assert cells[("sql", "recursive", 9)]["peak_rss_mb_median"] > 1
+    assert cells[("python", "recursive", 9)]["cpu_median"] > 0
+
+
+def test_a_cell_over_max_moves_is_not_timed_and_says_why(report):
+    cell = report[2][("python", "cyclic", 9)]
+    assert cell["status"] == "not timed"
+    assert cell["detail"] == f"{METHODS['cyclic'].optimal_count(9):,} moves is over --max-moves 5,000"
+    assert cell["runs"] == []
+
+
+def test_a_port_that_fails_the_gate_is_reported_not_timed(report):
+    _, _, cells, _ = report
+    for n in (4, 9):
+        cell = cells[("illegal", "recursive", n)]
+        assert cell["status"] == "not timed"
+        assert cell["detail"].startswith("fail at n=5, so not timed: line 2: move 2")
+    assert cells[("illegal", "cyclic", 4)]["detail"].startswith("skipped at n=5")
+
+
+def test_the_report_says_what_is_needed_to_reproduce_it(report):
+    done, data, _, _ = report
+    machine = data["machine"]
+    assert machine["cores"] >= 1 and machine["os"] and machine["python"]
+    assert machine["commit"]
+    assert data["versions"]["sql"]["postgresql"].startswith("PostgreSQL ")
+    assert data["versions"]["cpp"]["c++"]
+    assert f"{machine['cores']} cores" in done.stdout
+
+
+def test_the_plot_is_an_svg_with_a_line_per_port(report):
+    plot = report[3]
+    text = plot.read_text()
+    assert text.startswith("<?xml") and "<svg" in text
+    for label in ("python", "cpp", "sql", "recursive", "log scale"):
+        assert label in text
+
+
+def test_plot_must_be_svg_or_png():
+    done = harness("bench", "--n", "3", "--plot", "bench.pdf")
+    assert done.returncode == 2
+    assert "the plot is an .svg or a .png file" in done.stderr
