@@ -149,9 +149,13 @@ timeout_option = click.option(
 @timeout_option
 @click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write a JSON report to this file.")
 @click.option("--strict", is_flag=True, help="A missing interpreter fails the run instead of skipping its cells.")
+@click.option(
+    "--max-moves", type=click.IntRange(min=0), default=1 << 24, show_default=True,
+    help="Skip a cell with more moves than this (the cyclic puzzle at n=20 has 4 x 10^8).",
+)
 @database_options
 @click.pass_obj
-def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict, backend, dsn) -> None:
+def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict, max_moves, backend, dsn) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
     methods = _names(method, list(METHODS), "method", "'--method'")
@@ -164,7 +168,7 @@ def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, stric
         task = progress.add_task("cells", total=total)
         cells = evaluate_all(
             ports, methods, ns, jobs, timeout, strict, database,
-            on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
+            on_done=lambda cell: progress.update(task, advance=1, description=cell.label), max_moves=max_moves,
         )
         versions = _versions(ports, database)
     agreement = agreements(cells)

@@ -184,13 +184,20 @@ def evaluate_all(
     strict: bool = False,
     database: Database | None = None,
     on_done: Callable[[Cell], None] | None = None,
+    max_moves: int | None = None,
 ) -> list[Cell]:
-    """Every (port, method, n) cell, ``jobs`` at a time, returned in a stable order."""
+    """Every (port, method, n) cell, ``jobs`` at a time, returned in a stable order. A cell with more
+    moves than ``max_moves`` is skipped, saying so."""
     ports, methods = list(ports), list(methods)
     plan = [(port, method, n) for n in ns for port in ports for method in methods]
 
     def one(task: tuple[Port, str, int]) -> Cell:
-        cell = evaluate(*task, timeout=timeout, strict=strict, database=database)
+        port, method, n = task
+        count = METHODS[method].optimal_count(n)
+        if max_moves is not None and count > max_moves:
+            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=f"{count:,} moves is over --max-moves {max_moves:,}")
+        else:
+            cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database)
         if on_done:
             on_done(cell)
         return cell

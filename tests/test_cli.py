@@ -151,3 +151,10 @@ def test_ctrl_c_stops_the_run_and_every_port(tmp_path):
     assert run.returncode == 130, err
     assert err.strip() == "harness: interrupted"
     assert processes_running(b"../fake.py", b"hang") == []
+
+
+def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):
+    done, report = compare_json(tmp_path, "--n", "20", "--lang", "python", "--method", "cyclic")
+    assert done.returncode == 0
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["detail"]) == ("skipped", "423,324,671 moves is over --max-moves 16,777,216")
