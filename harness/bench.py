@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 import psycopg
 from psycopg import sql
 
-from harness.build import build
+from harness.build import BuildFailed, build
 from harness.discover import Port, Program
 from harness.evaluate import evaluate, judge_lines
 from harness.model import METHODS, Outcome
@@ -132,7 +132,7 @@ def _time(cell: BenchCell, port: Port, method: str, n: int, repeat: int, timeout
         if cell.moves != expected:
             raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
         cell.harness_seconds = _harness_seconds(port, method, n, runner)
-    except (BenchError, Unavailable, OSError) as error:
+    except (BenchError, BuildFailed, Unavailable, OSError, psycopg.Error) as error:
         cell.status, cell.detail, cell.runs = "error", str(error), []
 
 
@@ -239,11 +239,11 @@ def _tree(pid: int) -> list[int]:
     while pending:
         current = pending.pop()
         found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
-            try:
+        try:  # a process may end at any moment; what has gone holds no memory
+            for task in Path(f"/proc/{current}/task").glob("*/children"):
                 pending.extend(int(child) for child in task.read_text().split())
-            except OSError:
-                pass
+        except OSError:
+            pass
     return found
 
 

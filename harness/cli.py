@@ -277,6 +277,7 @@ def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeo
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
     console = Console()
+    about = machine(PROJECT_ROOT)  # before the run: the commit the figures come from
     with _database(backend, dsn) as database, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
@@ -287,7 +288,6 @@ def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeo
             on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.language}/{cell.method} n={cell.n}"),
         )
         versions = _versions(ports, database)
-    about = machine(PROJECT_ROOT)
     render_bench(console, cells, about, versions, repeat)
     if json_file:
         write_bench_json(json_file, cells, about, versions, repeat)
