@@ -10,14 +10,13 @@ the very code ``compare`` uses.
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
 import platform
-import signal
 import statistics
 import subprocess
 import tempfile
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -27,9 +26,10 @@ from psycopg import sql
 
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
-from harness.evaluate import evaluate, judge_lines
+from harness.evaluate import evaluate, judge_lines, too_many_moves
 from harness.model import METHODS, Outcome
-from harness.postgres import Database, Unavailable
+from harness.postgres import Database, Unavailable, row_line, statement
+from harness.run import kill_group
 
 GATE_N = 5
 CHUNK = 1 << 20
@@ -101,11 +101,9 @@ def bench(
             gate = _gate(port, method, timeout, database)
             for n in ns:
                 cell = BenchCell(port.name, method, n)
-                count = METHODS[method].optimal_count(n)
-                if gate:
-                    cell.status, cell.detail = "not timed", gate
-                elif count > max_moves:
-                    cell.status, cell.detail = "not timed", f"{count:,} moves is over --max-moves {max_moves:,}"
+                reason = gate or too_many_moves(method, n, max_moves)
+                if reason:
+                    cell.status, cell.detail = "not timed", reason
                 else:
                     _time(cell, port, method, n, repeat, timeout, database)
                 cells.append(cell)
@@ -139,10 +137,9 @@ def _time(cell: BenchCell, port: Port, method: str, n: int, repeat: int, timeout
 def _runner(port: Port, program: Program, method: str, n: int, timeout: float, database: Database) -> Callable[[Path | None], Run]:
     """A function that runs the cell once, counting its moves, and copying its output to a file if given one."""
     if program.query is not None:
-        query = program.query
-        database.prepare(query)
-        statement = sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
-        return lambda copy: _run_query(database.dsn(), statement, timeout, copy)
+        database.prepare(program.query)
+        query = statement(program.query, method, n)
+        return lambda copy: _run_query(database.dsn(), query, timeout, copy)
     argv = program.argv(method, n, build(port, program, method, n, timeout))
     drawings = program.output.format == "drawings"
     return lambda copy: _run_program(argv, port.folder, timeout, drawings, copy)
@@ -157,10 +154,7 @@ def _run_program(argv: list[str], folder: Path, timeout: float, drawings: bool, 
 
     def expire() -> None:
         timed_out.set()
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(process.pid)
 
     timer = threading.Timer(timeout, expire)
     timer.start()
@@ -255,7 +249,7 @@ def _status_kb(pid: int, key: str) -> int:
     return next((int(line.split()[1]) for line in status.splitlines() if line.startswith(key)), 0)
 
 
-def _run_query(dsn: str, statement: sql.Composed, timeout: float, copy: Path | None) -> Run:
+def _run_query(dsn: str, query: sql.Composed, timeout: float, copy: Path | None) -> Run:
     """Run the query on a fresh connection, so a fresh server process runs it, and count its rows as
     they are fetched. CPU and peak RSS are that server process's, read from /proc while it still
     lives; None where the server is on another machine."""
@@ -265,11 +259,11 @@ def _run_query(dsn: str, statement: sql.Composed, timeout: float, copy: Path | N
         backend = connection.info.backend_pid
         cpu_before = _proc_cpu(backend)
         with connection.cursor(name="bench") as cursor, open(copy, "w") if copy else nullcontext() as out:
-            cursor.execute(statement)
+            cursor.execute(query)
             while batch := cursor.fetchmany(ROWS_PER_FETCH):
                 rows += len(batch)
                 if out:
-                    out.write("".join(" ".join(map(str, row)) + "\n" for row in batch))
+                    out.write("".join(row_line(row) + "\n" for row in batch))
         cpu_after, peak = _proc_cpu(backend), _status_kb(backend, "VmHWM:") / 1024 or None
     wall = time.perf_counter() - started
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None

@@ -62,6 +62,20 @@ def _names(value: str | None, known: list[str], what: str, hint: str) -> list[st
     return chosen
 
 
+def _chosen(ports: list[Port], lang: str | None, method: str | None) -> tuple[list[Port], list[str]]:
+    """The ports and methods ``--lang`` and ``--method`` choose: all of them when not given."""
+    names = _names(lang, [port.name for port in ports], "language", "'--lang'")
+    return [port for port in ports if port.name in names], _names(method, list(METHODS), "method", "'--method'")
+
+
+def _progress() -> Progress:
+    """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal."""
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
+    )
+
+
 def _versions(ports: list[Port], database: Database) -> Versions:
     return {
         port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: version(req) for req in port.requires}
@@ -157,15 +171,10 @@ timeout_option = click.option(
 @click.pass_obj
 def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict, max_moves, backend, dsn) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
-    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
-    methods = _names(method, list(METHODS), "method", "'--method'")
+    ports, methods = _chosen(ports, lang, method)
     console = Console()
-    total = len(ports) * len(methods) * len(ns)
-    with _database(backend, dsn) as database, Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
-    ) as progress:
-        task = progress.add_task("cells", total=total)
+    with _database(backend, dsn) as database, _progress() as progress:
+        task = progress.add_task("cells", total=len(ports) * len(methods) * len(ns))
         cells = evaluate_all(
             ports, methods, ns, jobs, timeout, strict, database,
             on_done=lambda cell: progress.update(task, advance=1, description=cell.label), max_moves=max_moves,
@@ -266,9 +275,7 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> Non
 def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeout, json_file, plot_file, backend, dsn) -> None:
     """Time each port: wall and CPU seconds, peak RSS and moves per second, port alone, after it
     passes at n=5; and the harness's own reading speed on the same output."""
-    ports: list[Port] = ctx.obj
-    ports = [port for port in ports if port.name in _names(lang, [port.name for port in ports], "language", "'--lang'")]
-    methods = _names(method, list(METHODS), "method", "'--method'")
+    ports, methods = _chosen(ctx.obj, lang, method)
     if plot_file:
         if not plot_file.lower().endswith((".svg", ".png")):
             raise click.BadParameter("the plot is an .svg or a .png file", param_hint="'--plot'")
@@ -278,10 +285,7 @@ def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeo
             raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
     console = Console()
     about = machine(PROJECT_ROOT)  # before the run: the commit the figures come from
-    with _database(backend, dsn) as database, Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
-    ) as progress:
+    with _database(backend, dsn) as database, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
         cells = bench(
             ports, methods, ns, repeat, max_moves, timeout, database,

@@ -55,6 +55,9 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
     except (BuildFailed, Unavailable) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
         return
+    except OSError as error:
+        cell.outcome, cell.detail = Outcome.ERROR, f"could not start the port's program: {error}"
+        return
     with process:
         reading.consume(process.lines())
         if not reading.read_all:
@@ -78,14 +81,16 @@ def _start(
 ) -> PortProcess | QueryStream:
     """The port running: a program as a subprocess (built first if it must be), a query in PostgreSQL."""
     if program.query is None:
-        argv = program.argv(method, n, build(port, program, method, n, timeout))
-        try:
-            return PortProcess(argv, port.folder, timeout)
-        except OSError as error:
-            raise BuildFailed(f"could not start {argv[0]}: {error}") from None
+        return PortProcess(program.argv(method, n, build(port, program, method, n, timeout)), port.folder, timeout)
     if database is None:
         raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
     return database.open(program.query, method, n, timeout)
+
+
+def too_many_moves(method: str, n: int, max_moves: int | None) -> str | None:
+    """Why a cell is left out when its method needs more moves than ``max_moves``, if it does."""
+    count = METHODS[method].optimal_count(n)
+    return f"{count:,} moves is over --max-moves {max_moves:,}" if max_moves is not None and count > max_moves else None
 
 
 def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | None:
@@ -193,9 +198,9 @@ def evaluate_all(
 
     def one(task: tuple[Port, str, int]) -> Cell:
         port, method, n = task
-        count = METHODS[method].optimal_count(n)
-        if max_moves is not None and count > max_moves:
-            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=f"{count:,} moves is over --max-moves {max_moves:,}")
+        too_many = too_many_moves(method, n, max_moves)
+        if too_many:
+            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=too_many)
         else:
             cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database)
         if on_done:

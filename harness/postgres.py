@@ -235,6 +235,16 @@ class Database:
         self.close()
 
 
+def statement(query: Query, method: str, n: int) -> sql.Composed:
+    """One cell's query: {method} quoted as an identifier, {n} as a literal."""
+    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+
+
+def row_line(row: tuple) -> str:
+    """A row read as a port's line: its columns joined by single spaces."""
+    return " ".join(map(str, row))
+
+
 class QueryStream:
     """One cell's query, read through a server-side cursor a batch at a time so memory stays flat;
     each row is one line, its columns joined by spaces. Same use as a PortProcess: iterate
@@ -245,7 +255,7 @@ class QueryStream:
             self._connection = psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, application_name="hanoi-harness")
         except psycopg.Error as error:
             raise Unavailable(cannot_connect(dsn, error)) from None
-        self._statement = sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+        self._statement = statement(query, method, n)
         self._failure: str | None = None
         self._evidence = ""
         self._stopped = False
@@ -260,7 +270,7 @@ class QueryStream:
                 cursor.execute(self._statement)
                 while rows := cursor.fetchmany(FETCH_ROWS):
                     for row in rows:
-                        yield " ".join(map(str, row))
+                        yield row_line(row)
         except psycopg.Error as error:
             self._record(error)
 

@@ -42,6 +42,14 @@ def version(requirement: Requirement) -> str | None:
     return lines[0] if lines else None
 
 
+def kill_group(pid: int) -> None:
+    """Kill a port started in a session of its own, and every process it started; gone already is fine."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 class PortProcess:
     """One running port. Iterate :meth:`lines`, then call :meth:`finish`; use it as a context manager
     so that the process is never left behind, whatever happens to the caller."""
@@ -103,10 +111,7 @@ class PortProcess:
         self._kill()
 
     def _kill(self) -> None:
-        try:
-            os.killpg(self._process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(self._process.pid)
 
     def __enter__(self) -> PortProcess:
         return self
