@@ -6,6 +6,7 @@ Exit codes: 0 when every cell that ran passed and the ports agree, 1 otherwise, 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -19,12 +20,12 @@ from harness.compare import agreements
 from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
 from harness.model import METHODS, Outcome
-from harness.postgres import BACKENDS, Database, Unavailable, check_dsn
+from harness.postgres import BACKENDS, Database, Unavailable, check_dsn, sweep_servers
 from harness.report import (
     Versions, plot_bench, render_bench, render_compare, render_list, render_transcripts, succeeded, write_bench_json, write_json,
 )
 from harness.transcripts import TranscriptError, discover as discover_transcripts, replay
-from harness.run import missing_requirement, version
+from harness.run import become_subreaper, missing_requirement, sweep_orphans, version
 from harness.scaffold import ScaffoldError, new_language
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -119,8 +120,24 @@ def _database(backend: str | None, dsn: str | None) -> Database:
     return Database(backend, dsn)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
+
+    def __init__(self, number: int):
+        super().__init__(number)
+        self.number = number
+
+
+def _terminate(number: int, _frame: object) -> None:
+    raise Terminated(number)
+
+
 def main() -> None:
-    """The console command: click's own handling, but a usage error is one line on stderr and exit 2."""
+    """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
+    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal."""
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _terminate)
+    become_subreaper()
     try:
         sys.exit(cli.main(standalone_mode=False))
     except click.UsageError as error:
@@ -130,9 +147,20 @@ def main() -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except click.Abort:
-        click.echo("harness: interrupted", err=True)
-        sys.exit(130)
+    except (click.Abort, KeyboardInterrupt) as error:
+        cause = error.__cause__ if isinstance(error, click.Abort) else error
+        number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
+        click.echo(f"harness: {'interrupted' if number == signal.SIGINT else 'stopped by ' + signal.Signals(number).name}", err=True)
+        sys.exit(128 + number)
+
+
+def _sweep_leftovers() -> None:
+    """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
+    servers, ports = sweep_servers(), sweep_orphans()
+    if servers or ports:
+        left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
+        left += [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports)
+        click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -144,6 +172,7 @@ def main() -> None:
 @click.pass_context
 def cli(ctx: click.Context, root: Path) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
+    _sweep_leftovers()
     ctx.obj = discover(root)
     if not ctx.obj and ctx.invoked_subcommand != "new-language":
         raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml (harness new-language NAME starts one)")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+
+import regex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +46,7 @@ class Output:
 
     format: str
     pegs: tuple[str, ...]
-    patterns: tuple[re.Pattern[str], ...] = ()
+    patterns: tuple[regex.Pattern[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -197,10 +199,11 @@ def _requirement(entry: object) -> Requirement:
     return Requirement(entry["executable"], _strings(entry, "version"), str(entry.get("install", "")))
 
 
-def _pattern(text: str) -> re.Pattern[str]:
+def _pattern(text: str) -> regex.Pattern[str]:
+    """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit."""
     try:
-        pattern = re.compile(text)
-    except re.error as error:
+        pattern = regex.compile(text)
+    except regex.error as error:
         raise ManifestError(f"pattern {text!r} does not compile: {error}") from None
     missing = {"src", "dst"} - set(pattern.groupindex)
     extra = set(pattern.groupindex) - {"disk", "src", "dst"}

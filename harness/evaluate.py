@@ -14,12 +14,14 @@ from harness.compare import Divergence, StreamDigest
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Violation
-from harness.normalise import Unreadable, reader
+from harness.normalise import LineSplitter, Unreadable, reader
 from harness.postgres import Database, QueryStream, Unavailable
-from harness.run import PortProcess, missing_requirement
+from harness.run import Interrupted, PortProcess, missing_requirement
 from harness.verify import Board
 
 DEFAULT_TIMEOUT = 120.0
+BUILD_TIMEOUT = 300.0
+"""A compiler's time is not the port's: a build gets at least this long, whatever the cell's --timeout."""
 INTERRUPT_CHECK_SECONDS = 0.2
 
 
@@ -49,17 +51,22 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
         cell.outcome, cell.detail = refusal
         return
     program = port.program(cell.method)
-    reading = _Reading(cell, program, on_line, on_move)
     try:
         process = _start(port, program, cell.method, cell.n, timeout, database)
-    except (BuildFailed, Unavailable) as error:
+    except (BuildFailed, Unavailable, Interrupted) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
         return
     except OSError as error:
         cell.outcome, cell.detail = Outcome.ERROR, f"could not start the port's program: {error}"
         return
+    reading = _Reading(cell, program, on_line, on_move, process.deadline)
     with process:
-        reading.consume(process.lines())
+        for block in process.output():
+            reading.consume(block)
+            if not reading.read_all or process.expired():
+                break
+        else:
+            reading.end()
         if not reading.read_all:
             process.stop()
         finish = process.finish()
@@ -70,8 +77,13 @@ def judge_lines(port: Port, method: str, n: int, lines: Iterable[str]) -> Cell:
     """Read and verify output captured earlier, exactly as a cell's is: the harness's own share of
     the work, without the port's."""
     cell = Cell(port.name, method, n)
-    reading = _Reading(cell, port.program(method), None, None)
-    reading.consume(lines)
+    reading = _Reading(cell, port.program(method), None, None, None)
+    for line in lines:
+        reading.consume(line.encode() + b"\n")
+        if not reading.read_all:
+            break
+    else:
+        reading.end()
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell
 
@@ -81,7 +93,7 @@ def _start(
 ) -> PortProcess | QueryStream:
     """The port running: a program as a subprocess (built first if it must be), a query in PostgreSQL."""
     if program.query is None:
-        return PortProcess(program.argv(method, n, build(port, program, method, n, timeout)), port.folder, timeout)
+        return PortProcess(program.argv(method, n, build(port, program, method, n, max(timeout, BUILD_TIMEOUT))), port.folder, timeout)
     if database is None:
         raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
     return database.open(program.query, method, n, timeout)
@@ -107,25 +119,37 @@ def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | Non
 
 
 class _Reading:
-    """A cell's lines as they arrive: read, played on the board, digested, walked beside the reference."""
+    """A cell's output as it arrives: cut into lines, read, played on the board, digested, walked
+    beside the reference."""
 
-    def __init__(self, cell: Cell, program: Program, on_line, on_move):
+    def __init__(self, cell: Cell, program: Program, on_line, on_move, deadline: float | None):
         rules = METHODS[cell.method]
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
-        self.reader, self.board = reader(program.output, cell.n), Board(cell.n, rules)
+        self.lines = LineSplitter()
+        self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
         self.digest, self.divergence = StreamDigest(), Divergence(rules.reference(cell.n))
         self.problem: tuple[Outcome, str] | None = None
         self.read_all = True
 
-    def consume(self, lines: Iterable[str]) -> None:
-        """Read until the port ends, or until a problem is found and the diff around it is complete."""
-        for line_number, line in enumerate(lines, 1):
+    def consume(self, block: bytes) -> None:
+        """Read a block of output, until a problem is found and the diff around it is complete."""
+        try:
+            self._read(self.lines.lines(block))
+        except Unreadable as error:  # a line with no end
+            self._stop_reading(None, error)
+
+    def end(self) -> None:
+        """The output has ended: read its last line, if it had no line ending."""
+        self._read(self.lines.finish())
+
+    def _read(self, lines: Iterable[str]) -> None:
+        for line in lines:
             if self.on_line:
                 self.on_line(line)
             try:
                 move = self.reader.read(line)
             except (Unreadable, Violation) as error:
-                self._stop_reading(line_number, error)
+                self._stop_reading(self.lines.number, error)
                 return
             if move is None:
                 continue
@@ -133,7 +157,7 @@ class _Reading:
                 try:
                     move = self.board.play(move)
                 except Violation as error:
-                    self.problem = (Outcome.FAIL, f"line {line_number}: {error}")
+                    self.problem = (Outcome.FAIL, f"line {self.lines.number}: {error}")
                 else:
                     self.digest.update(move)
                     if self.on_move:
@@ -142,10 +166,11 @@ class _Reading:
                 self.read_all = False
                 return
 
-    def _stop_reading(self, line_number: int, error: Exception) -> None:
+    def _stop_reading(self, line_number: int | None, error: Exception) -> None:
         """Output that cannot be read on is an error; a drawing no move explains, a fail."""
         outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
-        self.problem = self.problem or (outcome, f"line {line_number}: {error}")
+        where = f"line {line_number}: " if line_number is not None else ""
+        self.problem = self.problem or (outcome, f"{where}{error}")
         self.read_all = False
 
     def judge(self, finish: Finish, timeout: float) -> None:
@@ -214,12 +239,11 @@ def evaluate_all(
         # only notices it when it wakes.
         while wait(futures, timeout=INTERRUPT_CHECK_SECONDS).not_done:
             pass
-        return [future.result() for future in futures]
-    except BaseException:  # Ctrl-C: no cell still to start, no port left running
+    except BaseException:  # Ctrl-C or SIGTERM: no cell still to start, no port or query left running
         pool.shutdown(wait=False, cancel_futures=True)
         PortProcess.stop_all()
         if database:
             database.stop_all()
         raise
-    finally:
-        pool.shutdown()
+    pool.shutdown()
+    return [future.result() for future in futures]

@@ -10,6 +10,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple
 
 PEGS = 3
+QUOTE_CHARS = 120
+"""How much of a port's line a message quotes: enough to recognise it, never a flood."""
+
+
+def shorten(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` quoted for a message, cut visibly when it is longer than ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text) - limit:,} more characters)"
 
 
 class Move(NamedTuple):

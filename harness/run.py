@@ -1,17 +1,26 @@
-"""Run a port as a subprocess and stream its output, line by line, with a deadline.
+"""Run a port as a subprocess and stream its output in bounded blocks, with a deadline.
 
 Nothing here judges the output: a crash, a timeout or a missing interpreter is reported
 as facts on a :class:`~harness.model.Finish` for the caller to turn into an outcome.
+
+A port is code someone else wrote, so it is tracked as a whole process tree: every process it
+starts inherits a marker in its environment, and the harness makes itself a subreaper
+(``PR_SET_CHILD_SUBREAPER``) so that a descendant that leaves its session with ``setsid`` is
+still the harness's to find, kill and reap when the cell ends.
 """
 
 from __future__ import annotations
 
-import collections
+import ctypes
 import os
+import select
 import shutil
 import signal
 import subprocess
+import sys
 import threading
+import time
+import uuid
 import weakref
 from pathlib import Path
 from typing import Iterator
@@ -19,8 +28,18 @@ from typing import Iterator
 from harness.discover import Port, Requirement
 from harness.model import Finish
 
+BLOCK_BYTES = 1 << 20
+STDERR_HEAD_LINES = 4
 STDERR_TAIL_LINES = 12
+STDERR_LINE_BYTES = 400
 VERSION_TIMEOUT = 10.0
+VERSION_BYTES = 4096
+EXIT_GRACE_SECONDS = 1.0
+"""How long output may still drain after the port's own process has exited and its tree was killed."""
+POLL_SECONDS = 0.1
+CELL_MARKER = "HANOI_HARNESS_CELL"
+"""The environment variable every process of a port's tree inherits: ``<harness identity>:<cell id>``."""
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def missing_requirement(port: Port) -> Requirement | None:
@@ -42,76 +61,285 @@ def version(requirement: Requirement) -> str | None:
     return lines[0] if lines else None
 
 
+def become_subreaper() -> None:
+    """Adopt the orphans of every port this process starts, so none escapes to init. Linux only;
+    elsewhere the environment marker alone finds a port's descendants."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def describe_exit(returncode: int) -> str:
+    """``killed by SIGSEGV (signal 11)``, or an exit code, with the signal a shell's 128 + N means."""
+    if returncode < 0:
+        return f"killed by {_signal_name(-returncode)} (signal {-returncode})"
+    if 128 < returncode <= 128 + 64:
+        return (
+            f"exited with code {returncode} (from a shell, that usually means killed by "
+            f"{_signal_name(returncode - 128)}, signal {returncode - 128})"
+        )
+    return f"exited with code {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def identity(pid: int) -> str | None:
+    """A process's pid and start time, ``1234-567890``: unlike a pid alone, never some later process's."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return f"{pid}-{stat.read().rpartition(b')')[2].split()[19].decode()}"
+    except (OSError, IndexError):
+        return None
+
+
+def alive(owner: str) -> bool:
+    """Whether the process an :func:`identity` names is still running."""
+    pid, _, _ = owner.partition("-")
+    return pid.isdigit() and identity(int(pid)) == owner
+
+
+HARNESS = identity(os.getpid()) or str(os.getpid())
+"""This harness process, as the owner of everything it starts."""
+
+
+def sweep_orphans() -> int:
+    """Kill the ports an earlier harness run left running, because that run was killed before it could
+    end them (they carry its marker, and it is gone). Only ports that shared this run's temporary
+    folder count: another checkout's runs are their own business. Returns how many were killed."""
+    if not os.path.isdir("/proc"):
+        return 0
+    ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
+    prefix = f"{CELL_MARKER}=".encode()
+    killed = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:
+            continue
+        marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
+        tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
+        if marker and tmpdir == ours and not alive(marker.partition(":")[0]):
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+    return killed
+
+
 def kill_group(pid: int) -> None:
     """Kill a port started in a session of its own, and every process it started; gone already is fine."""
     try:
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
 
 
+def marked_processes(marker: str) -> list[int]:
+    """The processes whose environment carries ``marker``: a port's whole tree, however it forked."""
+    wanted = f"{CELL_MARKER}={marker}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    if wanted in environ.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:  # gone, or not ours to read
+                continue
+    return found
+
+
+def kill_tree(leader: int, marker: str) -> None:
+    """Kill the port's process group and every process that carries its marker, until none is left,
+    and reap the ones that were orphaned to this process."""
+    kill_group(leader)
+    if not os.path.isdir("/proc"):
+        return
+    for _ in range(50):  # a fork between the scan and the kill is caught by the next scan
+        pids = marked_processes(marker)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in pids:
+            if pid != leader:  # the leader is subprocess's to reap
+                _reap(pid)
+
+
+def _reap(pid: int) -> None:
+    """Collect an adopted orphan's exit, so it does not linger as a zombie; not ours is fine."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+class _StderrKeeper:
+    """The first and last few lines of a port's stderr, each cut short, in bounded memory however much
+    it writes: the first lines name the error in some languages, the last in most."""
+
+    def __init__(self, stream) -> None:
+        self._head: list[bytes] = []
+        self._tail: list[bytes] = []
+        self._partial = b""
+        self._partial_bytes = 0
+        self._dropped = 0
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        fd = stream.fileno()
+        while block := os.read(fd, 1 << 16):
+            *complete, rest = block.split(b"\n")
+            for piece in complete:
+                self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
+                self._partial, self._partial_bytes = b"", 0
+            room = STDERR_LINE_BYTES - len(self._partial)
+            self._partial += rest[: max(room, 0)]
+            self._partial_bytes += len(rest)
+        if self._partial_bytes:
+            self._line(self._partial, self._partial_bytes)
+
+    def _line(self, kept: bytes, length: int) -> None:
+        line = kept[:STDERR_LINE_BYTES] + (f"… ({length - STDERR_LINE_BYTES:,} more bytes)".encode() if length > STDERR_LINE_BYTES else b"")
+        if len(self._head) < STDERR_HEAD_LINES:
+            self._head.append(line)
+            return
+        self._tail.append(line)
+        if len(self._tail) > STDERR_TAIL_LINES:
+            del self._tail[0]
+            self._dropped += 1
+
+    def text(self) -> str:
+        self._thread.join()
+        lines = self._head + ([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []) + self._tail
+        return b"\n".join(lines).decode("utf-8", "replace").rstrip()
+
+
 class PortProcess:
-    """One running port. Iterate :meth:`lines`, then call :meth:`finish`; use it as a context manager
-    so that the process is never left behind, whatever happens to the caller."""
+    """One running port. Iterate :meth:`output`, then call :meth:`finish`; use it as a context manager
+    so that no process of the port is left behind, whatever happens to the caller."""
 
     _running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
+    _closing = threading.Event()
+    _lock = threading.Lock()
 
     @classmethod
     def stop_all(cls) -> None:
-        """End every port still running, as when the user interrupts the harness."""
-        for process in list(cls._running):
+        """End every port still running and start no other, as when the user interrupts the harness."""
+        with cls._lock:
+            cls._closing.set()
+            running = list(cls._running)
+        for process in running:
             process.stop()
 
-    def __init__(self, argv: list[str], folder: Path, timeout: float):
-        self._process = subprocess.Popen(
-            argv,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        self._stderr: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
-        self._stderr_reader = threading.Thread(target=self._stderr.extend, args=(self._process.stderr,), daemon=True)
-        self._stderr_reader.start()
-        self._timed_out = threading.Event()
+    def __init__(self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None):
+        self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
+        with self._lock:
+            if self._closing.is_set():
+                raise Interrupted("the run is closing: no port starts now")
+            self._process = subprocess.Popen(
+                argv,
+                cwd=folder,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env={**os.environ, CELL_MARKER: self._marker},
+            )
+            self._running.add(self)
+        self._deadline = time.monotonic() + timeout
+        self._stderr = _StderrKeeper(self._process.stderr)
+        if stdin is not None:
+            threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
+        self._timed_out = False
         self._stopped = False
-        self._deadline = threading.Timer(timeout, self._expire)
-        self._deadline.daemon = True
-        self._deadline.start()
-        self._running.add(self)
+        self._exit_seen: float | None = None
 
-    def lines(self) -> Iterator[str]:
-        """The port's stdout, one line at a time without its line ending, as it is printed."""
+    @property
+    def deadline(self) -> float:
+        """When the cell's time is up, on :func:`time.monotonic`'s clock: the reading's limit too."""
+        return self._deadline
+
+    def _feed(self, data: bytes) -> None:
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(data)
+            self._process.stdin.close()
+        except OSError:  # the port did not read it all: its output will say what that did
+            pass
+
+    def output(self) -> Iterator[bytes]:
+        """The port's stdout in blocks as it prints them, until it closes, until the port has exited
+        and its stragglers are gone, or until the deadline."""
         assert self._process.stdout is not None
-        for raw in self._process.stdout:
-            yield raw.decode("utf-8", "replace").rstrip("\r\n")
+        fd = self._process.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        while not self._stopped:
+            now = time.monotonic()
+            if now >= self._deadline:
+                self._expire()
+                return
+            if self._exit_seen is None and self._process.poll() is not None:
+                self._exit_seen = now  # judged on its own exit: whatever it left holding the pipe goes
+                kill_tree(self._process.pid, self._marker)
+            if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
+                return
+            if poller.poll(1000 * min(POLL_SECONDS, self._deadline - now)):
+                block = os.read(fd, BLOCK_BYTES)
+                if not block:
+                    return
+                yield block
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed; if it has, the port is stopped as timed out."""
+        if time.monotonic() >= self._deadline and not self._timed_out:
+            self._expire()
+        return self._timed_out
 
     def stop(self) -> None:
-        """End the port early: the caller has read all it needs."""
+        """End the port early: the caller has read all it needs, or the run is closing."""
         self._stopped = True
         self._kill()
 
     def finish(self) -> Finish:
-        returncode = self._process.wait()
-        self._kill()  # a port's stray children would otherwise hold its pipes open
-        self._stderr_reader.join()
-        self._deadline.cancel()
-        self._running.discard(self)
-        tail = b"".join(self._stderr).decode("utf-8", "replace").rstrip()
+        try:
+            returncode = self._process.wait(timeout=max(self._deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self._expire()
+            returncode = self._process.wait()
+        self._kill()  # whatever the port left running goes with it
+        with self._lock:
+            self._running.discard(self)
+        tail = self._stderr.text()
         return Finish(
-            failure=f"exited with code {returncode}" if returncode else None,
-            timed_out=self._timed_out.is_set(),
+            failure=describe_exit(returncode) if returncode else None,
+            timed_out=self._timed_out,
             stopped=self._stopped,
-            evidence=f"stderr ends:\n{tail}" if tail else "stderr was empty",
+            evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
         )
 
     def _expire(self) -> None:
-        self._timed_out.set()
+        self._timed_out = True
         self._kill()
 
     def _kill(self) -> None:
-        kill_group(self._process.pid)
+        kill_tree(self._process.pid, self._marker)
 
     def __enter__(self) -> PortProcess:
         return self
@@ -120,6 +348,10 @@ class PortProcess:
         if self._process.poll() is None:
             self._kill()
         self.finish()
-        for stream in (self._process.stdout, self._process.stderr):
+        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
+
+
+class Interrupted(Exception):
+    """The run is closing: nothing new starts."""

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,16 +32,17 @@ def real_ports() -> dict[str, Port]:
 
 
 @pytest.fixture(scope="session")
-def database():
+def database(tmp_path_factory):
     """One embedded PostgreSQL for the tests that run the SQL port in-process; none left running after."""
-    before = postgres_servers()
-    with Database() as started:
+    folder = tmp_path_factory.mktemp("database")
+    with Database(parent=folder) as started:
         yield started
-    assert postgres_servers() == before, "the embedded PostgreSQL outlived its Database"
+    assert postgres_servers(folder) == set(), "the embedded PostgreSQL outlived its Database"
 
 
-def postgres_servers() -> set[str]:
-    """The data folders of the PostgreSQL servers running now (not exited ones awaiting their parent)."""
+def postgres_servers(under: Path) -> set[str]:
+    """The data folders, below ``under``, of the PostgreSQL servers running now (not exited ones
+    awaiting their parent): only what one test started, whatever else runs on the machine."""
     found = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -50,8 +52,49 @@ def postgres_servers() -> set[str]:
             except (OSError, IndexError):
                 continue
             if argv[0].endswith(b"/postgres") and b"-D" in argv[:-1] and state != "Z":
-                found.add(argv[argv.index(b"-D") + 1].decode())
+                data = argv[argv.index(b"-D") + 1].decode()
+                if Path(data).is_relative_to(under):
+                    found.add(data)
     return found
+
+
+def started_in(folder: Path) -> list[int]:
+    """The live processes whose TMPDIR is ``folder``: everything one harness run started (its ports,
+    their children however they forked, its PostgreSQL), and nothing any other run did."""
+    wanted = f"TMPDIR={folder}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                variables = (proc / "environ").read_bytes().split(b"\0")
+                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
+            except (OSError, IndexError):
+                continue
+            if wanted in variables and state != "Z":
+                found.append(int(proc.name))
+    return found
+
+
+def run_folder() -> Path:
+    """A temporary folder of one harness run's own, given to it as TMPDIR."""
+    return Path(tempfile.mkdtemp(prefix="hanoi-test-run-"))
+
+
+def left_behind(folder: Path) -> str | None:
+    """What a harness run whose TMPDIR was ``folder`` left running or on disk, if anything."""
+    processes, servers = started_in(folder), postgres_servers(folder)
+    data = sorted(str(path) for path in folder.glob("hanoi-postgres-*"))
+    if processes or servers or data:
+        return f"processes {processes}, servers {sorted(servers)}, server folders {data}"
+    return None
+
+
+def harness_process(*args: str, tmpdir: Path, **popen) -> subprocess.Popen[str]:
+    """The harness command started as a process of its own, with ``tmpdir`` as its TMPDIR."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness", *args], cwd=ROOT, text=True,
+        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)}, **popen,
+    )
 
 
 def reference_digest(n: int, method: str = "recursive") -> str:
@@ -78,15 +121,18 @@ def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS) -> Pa
     return root
 
 
-def harness(*args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The harness command, run as a separate process, its tables wide enough not to wrap; every
-    PostgreSQL it started is gone when it ends."""
-    before = postgres_servers()
+def harness(
+    *args: str, timeout: float = 600, env: dict[str, str] | None = None, tmpdir: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The harness command, run as a separate process with a TMPDIR of its own, its tables wide
+    enough not to wrap; nothing it started is left running or on disk when it ends."""
+    tmpdir = tmpdir or run_folder()
     done = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "COLUMNS": "200", **(env or {})},
+        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200", **(env or {}), "TMPDIR": str(tmpdir)},
     )
-    assert postgres_servers() <= before, f"harness {' '.join(args)} left a PostgreSQL server running"
+    leftovers = left_behind(tmpdir)
+    assert leftovers is None, f"harness {' '.join(args)} left behind {leftovers}"
     return done
 
 
@@ -99,19 +145,3 @@ def compare_json(
     done = harness(*prefix, "compare", *args, "--json", str(report), env=env)
     assert report.exists(), done.stderr
     return done, json.loads(report.read_text())
-
-
-def processes_running(*words: bytes, parent: int | None = None) -> list[str]:
-    """The pids of processes whose command line has all these words (and, if given, whose parent is
-    ``parent``): ports a run should have ended."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if all(word in argv for word in words) and parent in (None, ppid):
-                found.append(proc.name)
-    return found

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, REAL_PORTS, compare_json, harness, processes_running, reference_digest, suite
+from conftest import (
+    ROOT, REAL_PORTS, compare_json, harness, harness_process, left_behind, reference_digest, run_folder, started_in, suite,
+)
 from harness.model import CLASSIC, METHODS
 
 
@@ -136,21 +138,39 @@ def test_console_command_is_installed():
     assert harness("--version").stdout.strip() == "harness, version 0.1.0"
 
 
-def test_ctrl_c_stops_the_run_and_every_port(tmp_path):
+def _hanging(pids: list[int]) -> list[int]:
+    """The hanging fake ports among ``pids``."""
+    found = []
+    for pid in pids:
+        try:
+            if b"hang" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize(("sent", "code", "said"), [
+    (signal.SIGINT, 130, "harness: interrupted"),
+    (signal.SIGTERM, 143, "harness: stopped by SIGTERM"),
+    (signal.SIGHUP, 129, "harness: stopped by SIGHUP"),
+])
+def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said):
     root = suite(tmp_path, "hang", real=())
-    run = subprocess.Popen(
-        [sys.executable, "-m", "harness", "--root", str(root), "compare", "--n", "3,4,5", "--jobs", "2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    tmpdir = run_folder()
+    run = harness_process(
+        "--root", str(root), "compare", "--n", "3,4,5", "--jobs", "2", tmpdir=tmpdir,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 30
-    while len(processes_running(b"../fake.py", b"hang", parent=run.pid)) < 2 and time.monotonic() < deadline:
+    while len(hanging := _hanging(started_in(tmpdir))) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(processes_running(b"../fake.py", b"hang", parent=run.pid)) == 2
-    run.send_signal(signal.SIGINT)
+    assert len(hanging) == 2
+    run.send_signal(sent)
     out, err = run.communicate(timeout=30)
-    assert run.returncode == 130, err
-    assert err.strip() == "harness: interrupted"
-    assert processes_running(b"../fake.py", b"hang") == []
+    assert run.returncode == code, err
+    assert err.strip() == said
+    assert left_behind(tmpdir) is None
 
 
 def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):

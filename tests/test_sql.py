@@ -14,7 +14,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from conftest import REAL_PORTS, ROOT, compare_json, harness, postgres_servers, reference_digest
+from conftest import (
+    REAL_PORTS, ROOT, compare_json, harness, harness_process, left_behind, postgres_servers, reference_digest, run_folder,
+)
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome
 
@@ -170,13 +172,13 @@ def test_compare_on_a_server_given_by_dsn(tmp_path):
         assert {cell["outcome"] for cell in report["cells"]} == {"pass"}
         assert all(group["agrees"] for group in report["agreement"])
         assert len(report["cells"]) == len(REAL_PORTS) * len(METHODS) * 11
-        assert str(folder / "data") in postgres_servers()
+        assert str(folder / "data") in postgres_servers(folder)
         env_done, env_report = compare_json(tmp_path, "--n", "4", "--lang", "sql", env={"HANOI_PG_DSN": dsn})
         assert env_done.returncode == 0
         assert env_report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
         with psycopg.connect(dsn) as connection:
             assert connection.execute("SELECT count(*) FROM hanoi.binary(6)").fetchone() == (63,)
-    assert str(folder / "data") not in postgres_servers()
+    assert str(folder / "data") not in postgres_servers(folder)
 
 
 def test_unreachable_dsn_is_one_line_naming_host_port_and_database_never_the_password(tmp_path):
@@ -207,24 +209,62 @@ def test_run_prints_the_sql_ports_rows_and_canonical_moves():
     assert canonical.stdout.splitlines() == ["1 0 1", "2 0 2", "1 1 2"]
 
 
-def test_ctrl_c_stops_the_query_and_the_embedded_server():
-    before = postgres_servers()
-    run = subprocess.Popen(
-        [sys.executable, "-m", "harness", "compare", "--n", "24", "--lang", "sql", "--method", "recursive"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+@pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_stops_the_query_and_the_embedded_server(sent, code):
+    tmpdir = run_folder()
+    run = harness_process(
+        "compare", "--n", "24", "--lang", "sql", "--method", "recursive", tmpdir=tmpdir,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
-    while not (postgres_servers() - before) and time.monotonic() < deadline:
+    while not postgres_servers(tmpdir) and time.monotonic() < deadline:
         time.sleep(0.1)
-    [data] = postgres_servers() - before
+    [data] = postgres_servers(tmpdir)
     time.sleep(1)  # the query is running
     started = time.monotonic()
-    run.send_signal(signal.SIGINT)
+    run.send_signal(sent)
     out, err = run.communicate(timeout=60)
-    assert run.returncode == 130, err
-    assert err.strip() == "harness: interrupted"
+    assert run.returncode == code, err
     assert time.monotonic() - started < 20
-    assert postgres_servers() == before
+    assert left_behind(tmpdir) is None
+    assert not Path(data).exists()
+
+
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_embedded_server_starts_leaves_nothing(sent):
+    """The signal lands while initdb runs: no cell may start a query after it, nor wait for one."""
+    tmpdir = run_folder()
+    run = harness_process(
+        "compare", "--n", "12", "--lang", "sql", tmpdir=tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmpdir.glob("hanoi-postgres-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    run.send_signal(sent)
+    started = time.monotonic()
+    run.communicate(timeout=60)
+    assert run.returncode == 128 + sent
+    assert time.monotonic() - started < 15
+    assert left_behind(tmpdir) is None
+
+
+def test_the_next_run_removes_what_a_killed_run_left():
+    """SIGKILL leaves no chance to clean up: the next run in the same temporary folder does it, and says so."""
+    tmpdir = run_folder()
+    run = harness_process(
+        "compare", "--n", "24", "--lang", "sql", "--method", "recursive", tmpdir=tmpdir,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not postgres_servers(tmpdir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    [data] = postgres_servers(tmpdir)
+    run.kill()
+    run.communicate(timeout=30)
+    assert postgres_servers(tmpdir) == {data}
+    done = harness("list", tmpdir=tmpdir)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("harness: removed what an earlier, killed run left behind: 1 PostgreSQL server ("), done.stderr
     assert not Path(data).exists()
 
 
