@@ -26,7 +26,7 @@ from psycopg import sql
 
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
-from harness.evaluate import evaluate, judge_lines, too_many_moves
+from harness.evaluate import evaluate, judge_output, too_many_moves
 from harness.model import METHODS, Outcome
 from harness.postgres import Database, Unavailable, row_line, statement
 from harness.run import kill_group
@@ -284,18 +284,18 @@ def _harness_seconds(port: Port, method: str, n: int, runner: Callable[[Path | N
     with tempfile.TemporaryDirectory(prefix="hanoi-bench-") as folder:
         copy = Path(folder) / "output"
         runner(copy)
-        with open(copy, encoding="utf-8") as captured:
+        with open(copy, "rb") as captured:
             started = time.perf_counter()
-            cell = judge_lines(port, method, n, _lines(captured))
+            cell = judge_output(port, method, n, _blocks(captured))
             seconds = time.perf_counter() - started
     if cell.outcome is not Outcome.PASS:
         raise BenchError(f"its output at n={n} does not verify: {cell.detail}")
     return seconds
 
 
-def _lines(captured) -> Iterator[str]:
-    for line in captured:
-        yield line.rstrip("\n")
+def _blocks(captured) -> Iterator[bytes]:
+    while block := captured.read(CHUNK):
+        yield block
 
 
 def machine(root: Path) -> dict[str, str | int | None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 import hashlib
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from harness.model import METHODS, Cell, Move
 
@@ -25,6 +25,11 @@ class StreamDigest:
         self._pending.append(move.canonical())
         if len(self._pending) >= DIGEST_BATCH:
             self._flush()
+
+    def update_text(self, canonical: bytes) -> None:
+        """Many moves at once, already as canonical lines."""
+        self._flush()
+        self._hash.update(canonical)
 
     def hexdigest(self) -> str:
         self._flush()
@@ -49,18 +54,22 @@ def _same(actual: Move, expected: Move | None) -> bool:
 class Divergence:
     """Walks a cell's moves beside the reference's, remembering the first move where they part."""
 
-    def __init__(self, reference: Iterator[Move]):
-        self._reference = reference
+    def __init__(self) -> None:
         self._before: collections.deque[Move] = collections.deque(maxlen=CONTEXT)
         self._expected: list[Move] = []
         self._actual: list[Move] = []
         self.count = 0
         self.at: int | None = None
 
-    def feed(self, move: Move) -> bool:
-        """Take the cell's next move; False once the difference and its context are complete."""
+    def agree(self, moves: Sequence[Move]) -> None:
+        """Moves known to be the reference's own, taken at once."""
+        self.count += len(moves)
+        self._before.extend(moves[-CONTEXT:])
+
+    def feed(self, move: Move, expected: Move | None) -> bool:
+        """Take the cell's next move beside the reference's (None past its end); False once the
+        difference and its context are complete."""
         self.count += 1
-        expected = next(self._reference, None)
         if self.at is None:
             if _same(move, expected):
                 self._before.append(move)
@@ -72,15 +81,19 @@ class Divergence:
             self._actual.append(move)
         return len(self._actual) <= CONTEXT
 
-    def finish(self) -> None:
-        """The cell's moves have ended: reference moves still to come are a difference too."""
+    def more_expected(self) -> bool:
+        """Whether the diff still wants reference moves after the difference."""
+        return self.at is not None and len(self._expected) <= CONTEXT
+
+    def finish(self, rest: Iterator[Move]) -> None:
+        """The cell's moves have ended: ``rest``, the reference moves still to come, are a difference too."""
         if self.at is None:
-            expected = next(self._reference, None)
+            expected = next(rest, None)
             if expected is None:
                 return
             self.at = self.count + 1
             self._expected.append(expected)
-        while len(self._expected) <= CONTEXT and (expected := next(self._reference, None)) is not None:
+        while len(self._expected) <= CONTEXT and (expected := next(rest, None)) is not None:
             self._expected.append(expected)
 
     def unified(self, expected_label: str, actual_label: str) -> list[str]:

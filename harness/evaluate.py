@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from harness.compare import Divergence, StreamDigest
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Violation
-from harness.normalise import LineSplitter, Unreadable, reader
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Violation
+from harness.expect import Plan, Wording
+from harness.normalise import OutputStream, Unreadable, reader, text
 from harness.postgres import Database, QueryStream, Unavailable
 from harness.run import Interrupted, PortProcess, missing_requirement
 from harness.verify import Board
@@ -61,29 +62,19 @@ def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Databa
         return
     reading = _Reading(cell, program, on_line, on_move, process.deadline)
     with process:
-        for block in process.output():
-            reading.consume(block)
-            if not reading.read_all or process.expired():
-                break
-        else:
-            reading.end()
+        reading.read(process.output(), process.expired)
         if not reading.read_all:
             process.stop()
         finish = process.finish()
     reading.judge(finish, timeout)
 
 
-def judge_lines(port: Port, method: str, n: int, lines: Iterable[str]) -> Cell:
+def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Cell:
     """Read and verify output captured earlier, exactly as a cell's is: the harness's own share of
     the work, without the port's."""
     cell = Cell(port.name, method, n)
     reading = _Reading(cell, port.program(method), None, None, None)
-    for line in lines:
-        reading.consume(line.encode() + b"\n")
-        if not reading.read_all:
-            break
-    else:
-        reading.end()
+    reading.read(blocks, lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell
 
@@ -119,57 +110,100 @@ def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | Non
 
 
 class _Reading:
-    """A cell's output as it arrives: cut into lines, read, played on the board, digested, walked
-    beside the reference."""
+    """A cell's output as it arrives, checked against the reference. Where the port's own bytes for a
+    stretch of the reference are known (:class:`~harness.expect.Wording`), the output is compared
+    with them at memory speed; elsewhere each line is read, played on the board, digested and
+    walked beside the reference, which explains any difference."""
 
     def __init__(self, cell: Cell, program: Program, on_line, on_move, deadline: float | None):
         rules = METHODS[cell.method]
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
-        self.lines = LineSplitter()
+        self.plan = Plan(rules, cell.n)
+        shown = on_line is not None or on_move is not None
+        self.wording = Wording(self.plan) if program.output.format == "lines" and not shown else None
         self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
-        self.digest, self.divergence = StreamDigest(), Divergence(rules.reference(cell.n))
+        self.digest, self.divergence = StreamDigest(), Divergence()
         self.problem: tuple[Outcome, str] | None = None
         self.read_all = True
+        self._expected: Iterator[Move] = iter(())
 
-    def consume(self, block: bytes) -> None:
-        """Read a block of output, until a problem is found and the diff around it is complete."""
+    def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
+        """Read the output to its end, or until a problem is found and the diff around it is complete,
+        or until the cell's time is up."""
+        self.stream = OutputStream(blocks)
+        self._expected = self._one_by_one(expired)
         try:
-            self._read(self.lines.lines(block))
+            for expected in self._expected:
+                if not self._next(expected):
+                    return
+            if self.read_all:  # the reference is done: anything more must not be a move
+                while self._next(None):
+                    pass
         except Unreadable as error:  # a line with no end
-            self._stop_reading(None, error)
+            self._stop_reading(error)
 
-    def end(self) -> None:
-        """The output has ended: read its last line, if it had no line ending."""
-        self._read(self.lines.finish())
+    def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
+        """The reference moves that must be read a line at a time: those of every piece the output
+        could not be matched with at once."""
+        for piece in self.plan.pieces():
+            if expired():
+                self.read_all = False
+                return
+            if self.wording and self.divergence.at is None and self.problem is None and self._take(piece):
+                continue
+            yield from self.plan.moves(piece)
 
-    def _read(self, lines: Iterable[str]) -> None:
-        for line in lines:
+    def _take(self, piece: Move | Problem) -> bool:
+        """Take a whole piece at once if the output goes on with exactly the port's bytes for it."""
+        assert self.wording is not None
+        text = self.wording.text(piece)
+        moves = self.plan.moves(piece)
+        if text is None or not self.stream.take(text, len(moves)):
+            return False
+        if isinstance(piece, Move):
+            self.board.play(piece)
+        else:
+            self.board.skip(piece, len(moves))
+        self.digest.update_text(self.plan.canonical(piece))
+        self.divergence.agree(moves)
+        return True
+
+    def _next(self, expected: Move | None) -> bool:
+        """Read the output's next move and walk it beside ``expected``; False when reading stops."""
+        while True:
+            raw = self.stream.line()
+            if raw is None:
+                return False
+            line = text(raw)
             if self.on_line:
                 self.on_line(line)
             try:
                 move = self.reader.read(line)
             except (Unreadable, Violation) as error:
-                self._stop_reading(self.lines.number, error)
-                return
-            if move is None:
-                continue
-            if self.problem is None:
-                try:
-                    move = self.board.play(move)
-                except Violation as error:
-                    self.problem = (Outcome.FAIL, f"line {self.lines.number}: {error}")
-                else:
-                    self.digest.update(move)
-                    if self.on_move:
-                        self.on_move(move)
-            if not self.divergence.feed(move) and self.problem:
-                self.read_all = False
-                return
+                self._stop_reading(error)
+                return False
+            if move is not None:
+                break
+        if self.problem is None:
+            try:
+                move = self.board.play(move)
+            except Violation as error:
+                self.problem = (Outcome.FAIL, f"line {self.stream.lines}: {error}")
+            else:
+                self.digest.update(move)
+                if self.on_move:
+                    self.on_move(move)
+                if self.wording and move == expected:
+                    self.wording.learn(move, raw)
+        if not self.divergence.feed(move, expected) and self.problem:
+            self.read_all = False
+            return False
+        return True
 
-    def _stop_reading(self, line_number: int | None, error: Exception) -> None:
+    def _stop_reading(self, error: Exception) -> None:
         """Output that cannot be read on is an error; a drawing no move explains, a fail."""
         outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
-        where = f"line {line_number}: " if line_number is not None else ""
+        where = "" if str(error).startswith("line ") else f"line {self.stream.lines}: "
         self.problem = self.problem or (outcome, f"{where}{error}")
         self.read_all = False
 
@@ -201,7 +235,7 @@ class _Reading:
                 cell.outcome = Outcome.PASS
         if cell.outcome is Outcome.FAIL:
             if self.read_all:
-                self.divergence.finish()
+                self.divergence.finish(self._expected)
             cell.diff = self.divergence.unified("reference", f"{cell.language}/{cell.method} n={cell.n}")
 
 

@@ -33,67 +33,72 @@ class Move(NamedTuple):
         return f"{'?' if self.disk is None else self.disk} {self.src} {self.dst}"
 
 
+Problem = tuple[int, int, int]
+"""Move this many discs, the smallest ones, from one peg to another: (discs, src, dst)."""
+Step = Problem | Move
+"""One step of a solution: a smaller problem, or a single move."""
+
+
 @dataclass(frozen=True)
 class Rules:
     """What a method must achieve: where the discs end, which way a disc may go, in how many moves,
-    and the one sequence that does it. A new kind of puzzle is one more of these."""
+    and the one sequence that does it, given as the recursion's single step (``split``) so that the
+    whole sequence and any stretch of it can be unfolded. A new kind of puzzle is one more of these."""
 
     name: str
     target: int
     optimal_count: Callable[[int], int]
-    reference: Callable[[int], Iterator[Move]]
+    split: Callable[[int, int, int], list[Step]]
     count_formula: str
     step: int | None = None
     """Every move goes from peg p to peg (p + step) mod 3; None lets a disc go to either other peg."""
+
+    def reference(self, n: int) -> Iterator[Move]:
+        """The optimal sequence for n discs from peg 0 to the target."""
+        return self.unfold((n, 0, self.target))
+
+    def unfold(self, problem: Problem) -> Iterator[Move]:
+        """The moves that solve ``problem``, in order, with a stack rather than recursion."""
+        stack: list[Step] = [problem]
+        while stack:
+            step = stack.pop()
+            if isinstance(step, Move):
+                yield step
+            elif step[0]:
+                stack.extend(reversed(self.split(*step)))
 
 
 class Violation(ValueError):
     """A move, a drawing or the end of a run that breaks the rules; the message names where and which rule."""
 
 
-def _classic_reference(n: int) -> Iterator[Move]:
-    """The optimal classic sequence by the binary formula, pegs 1 and 2 relabelled for even n.
-
-    On move i the disc that moves is 1 + the number of trailing zero bits of i.
-    """
-    relabel = (0, 2, 1) if n % 2 == 0 else (0, 1, 2)
-    for i in range(1, 1 << n):
-        yield Move((i & -i).bit_length(), relabel[(i & i - 1) % 3], relabel[((i | i - 1) + 1) % 3])
+def _classic_split(discs: int, src: int, dst: int) -> list[Step]:
+    """The n − 1 smaller discs to the spare peg, the largest to the target, the n − 1 onto it."""
+    spare = PEGS - src - dst
+    return [(discs - 1, src, spare), Move(discs, src, dst), (discs - 1, spare, dst)]
 
 
 CLASSIC = Rules(
     name="classic",
     target=2,
     optimal_count=lambda n: (1 << n) - 1,
-    reference=_classic_reference,
+    split=_classic_split,
     count_formula="2^n - 1",
 )
 
 
+def _cyclic_split(discs: int, src: int, dst: int) -> list[Step]:
+    """The cyclic Tower of Hanoi article's recursion, each move one peg on (0 → 1 → 2 → 0).
 
-def _cyclic_reference(n: int) -> Iterator[Move]:
-    """The cyclic Tower of Hanoi article's recursion, n discs from peg 0 to peg 1, each move one peg on.
-
-    To the next peg: n - 1 discs two pegs on, the largest one peg on, the n - 1 two pegs on again.
-    Two pegs on: n - 1 discs two pegs on, the largest one on, the n - 1 back one on, the largest one
-    on, the n - 1 two pegs on. Written with a stack of tasks instead of recursion, last first.
+    To the next peg: n − 1 discs two pegs on, the largest one peg on, the n − 1 two pegs on again.
+    Two pegs on: n − 1 discs two pegs on, the largest one on, the n − 1 back one on, the largest one
+    on, the n − 1 two pegs on.
     """
-    tasks = [(n, 0, 1, False)]  # (discs, src, dst, one disc: that disc alone)
-    while tasks:
-        discs, src, dst, alone = tasks.pop()
-        if alone:
-            yield Move(discs, src, dst)
-        elif discs:
-            on, rest = (src + 1) % PEGS, discs - 1
-            if dst == on:
-                after = (dst + 1) % PEGS
-                steps = [(rest, src, after, False), (discs, src, dst, True), (rest, after, dst, False)]
-            else:
-                steps = [
-                    (rest, src, dst, False), (discs, src, on, True), (rest, dst, src, False),
-                    (discs, on, dst, True), (rest, src, dst, False),
-                ]
-            tasks.extend(reversed(steps))
+    on, rest = (src + 1) % PEGS, discs - 1
+    if dst == on:
+        after = (dst + 1) % PEGS
+        return [(rest, src, after), Move(discs, src, dst), (rest, after, dst)]
+    return [(rest, src, dst), Move(discs, src, on), (rest, dst, src), Move(discs, on, dst), (rest, src, dst)]
 
 
 def _cyclic_count(n: int) -> int:
@@ -109,7 +114,7 @@ CYCLIC = Rules(
     name="cyclic",
     target=1,
     optimal_count=_cyclic_count,
-    reference=_cyclic_reference,
+    split=_cyclic_split,
     count_formula="((1 + √3)^(n+1) − (1 − √3)^(n+1)) / (2√3) − 1",
     step=1,
 )

@@ -24,51 +24,60 @@ class Unreadable(ValueError):
     have, a malformed drawing, a line with no end."""
 
 
-class LineSplitter:
-    """Blocks of output, as they arrive, cut into lines without their line endings; a line longer
-    than :data:`MAX_LINE_BYTES` is :class:`Unreadable`, so memory stays bounded whatever a port prints."""
+def text(line: bytes) -> str:
+    """A line of output as text: UTF-8, a stray carriage return dropped, undecodable bytes shown as such."""
+    return line.decode("utf-8", "replace").rstrip("\r")
 
-    def __init__(self) -> None:
-        self._partial = b""
-        self.number = 0
-        """The number of the last line handed out."""
 
-    def lines(self, block: bytes) -> Iterator[str]:
-        start = 0
-        if self._partial:
-            end = block.find(b"\n", 0, MAX_LINE_BYTES - len(self._partial) + 1)
-            if end < 0:
-                self._hold(block)
-                return
-            yield self._line(self._partial + block[:end])
-            self._partial, start = b"", end + 1
-        while (end := block.find(b"\n", start)) >= 0:
-            if end - start > MAX_LINE_BYTES:
-                self._too_long(block[start:end])
-            yield self._line(block[start:end])
-            start = end + 1
-        self._hold(block[start:])
+class OutputStream:
+    """A port's output as it arrives in blocks: taken either a known stretch of bytes at a time
+    (:meth:`take`) or a line at a time (:meth:`line`), a line never longer than
+    :data:`MAX_LINE_BYTES`, so memory stays bounded whatever a port prints."""
 
-    def finish(self) -> Iterator[str]:
-        """The last line, if the output does not end with a line ending."""
-        if self._partial:
-            yield self._line(self._partial)
-            self._partial = b""
+    def __init__(self, blocks: Iterator[bytes]):
+        self._blocks = blocks
+        self._buffer = b""
+        self._at = 0
+        self.lines = 0
+        """How many lines have been taken."""
 
-    def _hold(self, rest: bytes) -> None:
-        self._partial += rest
-        if len(self._partial) > MAX_LINE_BYTES:
-            self._too_long(self._partial)
+    def take(self, expected: bytes, lines: int) -> bool:
+        """Take ``expected`` (``lines`` whole lines) if the output goes on with exactly those bytes."""
+        while len(self._buffer) - self._at < len(expected):
+            if not self._more():
+                return False
+        if not self._buffer.startswith(expected, self._at):
+            return False
+        self._at += len(expected)
+        self.lines += lines
+        return True
 
-    def _line(self, raw: bytes) -> str:
-        self.number += 1
-        return raw.decode("utf-8", "replace").rstrip("\r")
+    def line(self) -> bytes | None:
+        """The next line without its line ending (a last line may lack one); None at the end."""
+        while (end := self._buffer.find(b"\n", self._at, self._at + MAX_LINE_BYTES + 1)) < 0:
+            if len(self._buffer) - self._at > MAX_LINE_BYTES:
+                raise Unreadable(
+                    f"line {self.lines + 1} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be;"
+                    f" it starts {shorten(self._buffer[self._at:self._at + 200].decode('utf-8', 'replace'), 60)}"
+                )
+            if not self._more():
+                if self._at == len(self._buffer):
+                    return None
+                last, self._at = self._buffer[self._at:], len(self._buffer)
+                self.lines += 1
+                return last
+        line = self._buffer[self._at:end]
+        self._at = end + 1
+        self.lines += 1
+        return line
 
-    def _too_long(self, start: bytes) -> None:
-        raise Unreadable(
-            f"line {self.number + 1} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be; it starts "
-            + shorten(start[:200].decode("utf-8", "replace"), 60)
-        )
+    def _more(self) -> bool:
+        block = next(self._blocks, None)
+        if block is None:
+            return False
+        self._buffer = self._buffer[self._at:] + block
+        self._at = 0
+        return True
 
 
 class LineReader:

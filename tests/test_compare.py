@@ -23,12 +23,12 @@ def test_digest_is_sha256_of_the_canonical_lines(sequence):
 
 
 def walk(actual: list[Move], n: int = 4) -> Divergence:
-    divergence = Divergence(CLASSIC.reference(n))
+    divergence, reference = Divergence(), CLASSIC.reference(n)
     for move in actual:
-        if not divergence.feed(move):
+        if not divergence.feed(move, next(reference, None)):
             break
     else:
-        divergence.finish()
+        divergence.finish(reference)
     return divergence
 
 

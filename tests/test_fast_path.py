@@ -1,0 +1,130 @@
+"""The fast path (comparing a port's bytes with its own wording of the reference) must reach exactly
+the verdicts, details, diffs and digests of reading every line, whatever the output: it is checked
+here against the slow path, which the on_move callback forces, on outputs corrupted anywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.discover import load_port
+from harness.evaluate import _Reading
+from harness.expect import STRETCH_MOVES, Plan
+from harness.model import CLASSIC, CYCLIC, Cell, Finish, Move, Outcome
+
+N = 13  # 8191 moves: several stretches, so most of the output is taken by the fast path
+MANIFEST = """
+methods = ["recursive", "cyclic"]
+command = ["true", "{method}", "{n}"]
+[output]
+patterns = ['{pattern}']
+pegs = ["A", "B", "C"]
+"""
+WITH_DISC = r"(?P<disk>\d+) (?P<src>[ABC]) (?P<dst>[ABC])"
+WITHOUT_DISC = r"move (?P<src>[ABC]) to (?P<dst>[ABC])"
+
+
+def port(tmp_path: Path, pattern: str):
+    folder = tmp_path / "port"
+    folder.mkdir(exist_ok=True)
+    (folder / "language.toml").write_text(MANIFEST.replace("{pattern}", pattern))
+    loaded = load_port(folder / "language.toml")
+    assert loaded.problem is None, loaded.problem
+    return loaded
+
+
+def write(move: Move, with_disc: bool) -> bytes:
+    src, dst = "ABC"[move.src], "ABC"[move.dst]
+    return (f"{move.disk} {src} {dst}" if with_disc else f"move {src} to {dst}").encode()
+
+
+def judge(loaded, method: str, lines: list[bytes], fast: bool) -> Cell:
+    cell = Cell(loaded.name, method, N)
+    reading = _Reading(cell, loaded.program(method), None, None if fast else (lambda move: None), None)
+    text = b"".join(line + b"\n" for line in lines)
+    reading.read(iter([text[i:i + 65536] for i in range(0, len(text), 65536)]), lambda: False)
+    reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
+    return cell
+
+
+def verdict(cell: Cell) -> tuple:
+    return cell.outcome, cell.detail, cell.diff, cell.digest, cell.moves
+
+
+corruption = st.sampled_from(["replace", "delete", "insert", "duplicate", "truncate", "garbage"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    index=st.integers(0, (1 << N) - 2), kind=corruption, with_disc=st.booleans(),
+    method=st.sampled_from(["recursive", "cyclic"]), spare=st.integers(0, 5),
+)
+def test_the_fast_path_reaches_the_slow_paths_verdict(tmp_path_factory, index, kind, with_disc, method, spare):
+    loaded = port(tmp_path_factory.mktemp("fast"), WITH_DISC if with_disc else WITHOUT_DISC)
+    rules = CYCLIC if method == "cyclic" else CLASSIC
+    reference = list(rules.reference(N))
+    index %= len(reference)
+    lines = [write(move, with_disc) for move in reference]
+    other = Move(reference[index].disk, *[(a, b) for a in range(3) for b in range(3) if a != b][spare])
+    if kind == "replace":
+        lines[index] = write(other, with_disc)
+    elif kind == "delete":
+        del lines[index]
+    elif kind == "insert":
+        lines.insert(index, write(other, with_disc))
+    elif kind == "duplicate":
+        lines.insert(index, lines[index])
+    elif kind == "truncate":
+        del lines[index:]
+    elif kind == "garbage":
+        lines.insert(index, b"the quick brown fox")
+    fast, slow = judge(loaded, method, lines, fast=True), judge(loaded, method, lines, fast=False)
+    assert verdict(fast) == verdict(slow)
+
+
+def test_a_correct_output_passes_by_the_fast_path_with_the_reference_digest(tmp_path):
+    loaded = port(tmp_path, WITH_DISC)
+    lines = [write(move, True) for move in CLASSIC.reference(N)]
+    fast, slow = judge(loaded, "recursive", lines, fast=True), judge(loaded, "recursive", lines, fast=False)
+    assert fast.outcome is Outcome.PASS
+    assert verdict(fast) == verdict(slow)
+
+
+def test_a_late_difference_is_named_by_move_number_inside_a_fast_stretch(tmp_path):
+    loaded = port(tmp_path, WITH_DISC)
+    reference = list(CLASSIC.reference(N))
+    at = 6000  # far past the first stretches, which teach the wording
+    assert at > 3 * STRETCH_MOVES
+    lines = [write(move, True) for move in reference]
+    while reference[at].disk == 1:  # a larger disc, so that the wrong move is itself illegal
+        at += 1
+    wrong = reference[at]
+    lines[at] = write(Move(wrong.disk, wrong.src, 3 - wrong.src - wrong.dst), True)
+    cell = judge(loaded, "recursive", lines, fast=True)
+    assert cell.outcome is Outcome.FAIL
+    assert cell.detail.startswith(f"line {at + 1}: move {at + 1} (disk {wrong.disk} from peg {wrong.src} to peg ")
+    assert cell.diff[2].startswith(f"@@ -{at + 1 - 3},")
+    assert cell.diff[6] == f"- {wrong.canonical()}"
+
+
+def test_moves_written_two_ways_still_pass(tmp_path):
+    """A port may write the same move differently at different times: the bytes then differ from the
+    wording learnt first, and the lines are read one by one instead."""
+    loaded = port(tmp_path, r"(?P<disk>\d+) +(?P<src>[ABC]) (?P<dst>[ABC])")
+    lines = [write(move, True) for move in CLASSIC.reference(N)]
+    for index in range(0, len(lines), 97):
+        lines[index] = lines[index].replace(b" ", b"   ", 1)
+    fast = judge(loaded, "recursive", lines, fast=True)
+    assert fast.outcome is Outcome.PASS
+    assert verdict(fast) == verdict(judge(loaded, "recursive", lines, fast=False))
+
+
+def test_the_plan_covers_the_reference_exactly():
+    for rules in (CLASSIC, CYCLIC):
+        for n in (0, 1, 5, 12):
+            plan = Plan(rules, n)
+            unfolded = [move for piece in plan.pieces() for move in plan.moves(piece)]
+            assert unfolded == list(rules.reference(n))
