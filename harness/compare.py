@@ -12,33 +12,46 @@ from harness.model import METHODS, Cell, Move
 
 CONTEXT = 3
 DIGEST_BATCH = 4096
+TEXTS_KEPT = 1 << 18
+"""Stretches of canonical text kept unhashed at most: mostly references to texts the plan shares."""
 
 
 class StreamDigest:
-    """sha256 of the canonical moves, one per line, fed in batches to keep it cheap."""
+    """sha256 of the canonical moves, one per line. Moves come one by one or as whole stretches of
+    canonical text; the text is kept by reference and hashed only when the digest is asked for (a
+    cell that printed exactly the reference never needs it) or when much has piled up."""
 
     def __init__(self) -> None:
         self._hash = hashlib.sha256()
         self._pending: list[str] = []
+        self._texts: list[bytes] = []
 
     def update(self, move: Move) -> None:
         self._pending.append(move.canonical())
         if len(self._pending) >= DIGEST_BATCH:
-            self._flush()
+            self._gather()
 
     def update_text(self, canonical: bytes) -> None:
         """Many moves at once, already as canonical lines."""
-        self._flush()
-        self._hash.update(canonical)
+        self._gather()
+        self._texts.append(canonical)
+        if len(self._texts) >= TEXTS_KEPT:
+            self._hash_texts()
 
     def hexdigest(self) -> str:
-        self._flush()
+        self._gather()
+        self._hash_texts()
         return self._hash.hexdigest()
 
-    def _flush(self) -> None:
+    def _gather(self) -> None:
         if self._pending:
-            self._hash.update(("\n".join(self._pending) + "\n").encode())
+            self._texts.append(("\n".join(self._pending) + "\n").encode())
             self._pending.clear()
+
+    def _hash_texts(self) -> None:
+        for text in self._texts:
+            self._hash.update(text)
+        self._texts.clear()
 
 
 def _same(actual: Move, expected: Move | None) -> bool:

@@ -14,7 +14,7 @@ from harness.compare import Divergence, StreamDigest
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Violation
-from harness.expect import Plan, Wording
+from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.normalise import OutputStream, Unreadable, reader, text
 from harness.postgres import Database, QueryStream, Unavailable
 from harness.run import Interrupted, PortProcess, missing_requirement
@@ -143,15 +143,26 @@ class _Reading:
             self._stop_reading(error)
 
     def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
-        """The reference moves that must be read a line at a time: those of every piece the output
-        could not be matched with at once."""
-        for piece in self.plan.pieces():
+        """The reference moves that must be read a line at a time. While the output can be matched
+        with the port's own bytes, whole stretches are taken at once; a stretch that cannot be (a
+        move of it not yet seen, or a difference) is split into smaller ones, down to the single
+        moves that must be read."""
+        plan, split = self.plan, self.plan.rules.split
+        stack: list[Move | Problem] = [(plan.n, 0, plan.rules.target)]
+        while stack:
             if expired():
                 self.read_all = False
                 return
-            if self.wording and self.divergence.at is None and self.problem is None and self._take(piece):
-                continue
-            yield from self.plan.moves(piece)
+            step = stack.pop()
+            fast = self.wording is not None and self.divergence.at is None and self.problem is None
+            if isinstance(step, Move):
+                if not (fast and self._take(step)):
+                    yield step
+            elif step[0] and not (fast and plan.count(step) <= STRETCH_MOVES and self._take(step)):
+                if fast or plan.count(step) > STRETCH_MOVES:
+                    stack.extend(reversed(split(*step)))
+                else:
+                    yield from plan.moves(step)
 
     def _take(self, piece: Move | Problem) -> bool:
         """Take a whole piece at once if the output goes on with exactly the port's bytes for it."""
@@ -226,7 +237,8 @@ class _Reading:
             except Unreadable as error:
                 cell.outcome, cell.detail = Outcome.ERROR, f"at the end of the output: {error}"
                 return
-            cell.digest = self.digest.hexdigest()
+            exact = self.divergence.at is None and cell.moves == self.plan.rules.optimal_count(cell.n)
+            cell.digest = reference_digest(self.plan.rules, cell.n) if exact else self.digest.hexdigest()
             try:
                 self.board.finish()
             except Violation as error:

@@ -8,61 +8,68 @@ so legal; only where the bytes differ does the board need to replay them, to exp
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from typing import Iterator
 
 from harness.model import Move, Problem, Rules
 
-STRETCH_MOVES = 1024
+STRETCH_MOVES = 4096
 """The most moves a stretch holds: large enough that comparing one costs little Python, small enough
 to keep one of each kind in memory."""
 
 
 class Plan:
-    """The optimal moves for n discs under ``rules``, as single moves and stretches."""
+    """The optimal moves for n discs under ``rules``: how many moves a stretch takes, and its moves
+    and canonical text, each worked out once for the whole run, whichever cell asks."""
 
     def __init__(self, rules: Rules, n: int):
         self.rules = rules
         self.n = n
-        self._counts: dict[Problem, int] = {}
-        self._moves: dict[Problem, tuple[Move, ...]] = {}
-        self._canonical: dict[Problem, bytes] = {}
-
-    def pieces(self) -> Iterator[Move | Problem]:
-        """The whole sequence: each piece a single move or a stretch of at most STRETCH_MOVES moves."""
-        stack: list[Move | Problem] = [(self.n, 0, self.rules.target)]
-        while stack:
-            step = stack.pop()
-            if isinstance(step, Move):
-                yield step
-            elif step[0] and self.count(step) <= STRETCH_MOVES:
-                yield step
-            elif step[0]:
-                stack.extend(reversed(self.rules.split(*step)))
 
     def count(self, problem: Problem) -> int:
         """How many moves solve ``problem``."""
-        if problem not in self._counts:
-            discs = problem[0]
-            self._counts[problem] = 0 if discs == 0 else sum(
-                1 if isinstance(step, Move) else self.count(step) for step in self.rules.split(*problem)
-            )
-        return self._counts[problem]
+        return _count(self.rules, problem)
 
     def moves(self, piece: Move | Problem) -> tuple[Move, ...]:
-        """A piece's moves, unfolded once per kind of stretch."""
-        if isinstance(piece, Move):
-            return (piece,)
-        if piece not in self._moves:
-            self._moves[piece] = tuple(self.rules.unfold(piece))
-        return self._moves[piece]
+        """A piece's moves."""
+        return (piece,) if isinstance(piece, Move) else _moves(self.rules, piece)
 
     def canonical(self, piece: Move | Problem) -> bytes:
         """A piece's moves as canonical lines, ``DISK SRC DST``, for the digest."""
-        if isinstance(piece, Move):
-            return f"{piece.canonical()}\n".encode()
-        if piece not in self._canonical:
-            self._canonical[piece] = "".join(f"{move.canonical()}\n" for move in self.moves(piece)).encode()
-        return self._canonical[piece]
+        return f"{piece.canonical()}\n".encode() if isinstance(piece, Move) else _canonical(self.rules, piece)
+
+
+@functools.lru_cache(maxsize=None)
+def _count(rules: Rules, problem: Problem) -> int:
+    if problem[0] == 0:
+        return 0
+    return sum(1 if isinstance(step, Move) else _count(rules, step) for step in rules.split(*problem))
+
+
+@functools.lru_cache(maxsize=64)
+def _moves(rules: Rules, problem: Problem) -> tuple[Move, ...]:
+    return tuple(rules.unfold(problem))
+
+
+@functools.lru_cache(maxsize=64)
+def _canonical(rules: Rules, problem: Problem) -> bytes:
+    return "".join(f"{move.canonical()}\n" for move in _moves(rules, problem)).encode()
+
+
+@functools.lru_cache(maxsize=32)
+def reference_digest(rules: Rules, n: int) -> str:
+    """sha256 of the reference's canonical lines, worked out once per run for every cell that
+    printed exactly the reference: the same digest reading its moves one by one would give."""
+    plan, digest = Plan(rules, n), hashlib.sha256()
+    stack: list[Move | Problem] = [(n, 0, rules.target)]
+    while stack:
+        step = stack.pop()
+        if isinstance(step, Move) or plan.count(step) <= STRETCH_MOVES:
+            digest.update(plan.canonical(step))
+        else:
+            stack.extend(reversed(rules.split(*step)))
+    return digest.hexdigest()
 
 
 class Wording:
