@@ -57,6 +57,8 @@ class BenchCell:
     detail: str = ""
     runs: list[Run] = field(default_factory=list)
     harness_seconds: float | None = None
+    through_compare: list[float] = field(default_factory=list)
+    """Wall seconds of the same cell run as ``compare`` runs it: the port, and the harness reading it."""
 
     @property
     def moves(self) -> int:
@@ -78,6 +80,16 @@ class BenchCell:
     @property
     def harness_moves_per_second(self) -> float | None:
         return self.moves / self.harness_seconds if self.harness_seconds else None
+
+    @property
+    def compare_seconds(self) -> float | None:
+        return statistics.median(self.through_compare) if self.through_compare else None
+
+    @property
+    def ratio(self) -> float | None:
+        """How much longer the cell takes through ``compare`` than the port alone."""
+        alone, through = self.median("wall"), self.compare_seconds
+        return through / alone if alone and through else None
 
 
 class BenchError(Exception):
@@ -130,8 +142,19 @@ def _time(cell: BenchCell, port: Port, method: str, n: int, repeat: int, timeout
         if cell.moves != expected:
             raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
         cell.harness_seconds = _harness_seconds(port, method, n, runner)
+        cell.through_compare = [_through_compare(port, method, n, timeout, database) for _ in range(repeat)]
     except (BenchError, BuildFailed, Unavailable, OSError, psycopg.Error) as error:
         cell.status, cell.detail, cell.runs = "error", str(error), []
+
+
+def _through_compare(port: Port, method: str, n: int, timeout: float, database: Database) -> float:
+    """One run of the cell exactly as ``compare`` makes it, timed from start to verdict."""
+    started = time.perf_counter()
+    cell = evaluate(port, method, n, timeout, database=database)
+    seconds = time.perf_counter() - started
+    if cell.outcome is not Outcome.PASS:
+        raise BenchError(f"through compare, the cell ended {cell.outcome.value}: {cell.detail}")
+    return seconds
 
 
 def _runner(port: Port, program: Program, method: str, n: int, timeout: float, database: Database) -> Callable[[Path | None], Run]:

@@ -204,7 +204,8 @@ def _rate(value: float | None) -> str:
 def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, versions: Versions, repeat: int) -> None:
     """The timings, a row a cell: medians of the runs, with their range."""
     table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
-    for column in ("port", "method", "n", "moves", "wall s", "CPU s", "peak RSS MB", "moves/s", "harness moves/s"):
+    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak RSS MB", "moves/s", "harness moves/s", "compare s", "ratio")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("port", "method") else "right")
     for cell in cells:
         if cell.status != "timed":
@@ -216,6 +217,7 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, ve
             _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
             _figure(cell.median("peak_rss_mb"), cell.spread("peak_rss_mb")),
             _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
+            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–",
         )
     console.print(table)
     console.print(
@@ -241,6 +243,7 @@ def write_bench_json(out: TextIO, cells: Sequence[BenchCell], machine: dict, ver
                 "cpu_median": cell.median("cpu"), "peak_rss_mb_median": cell.median("peak_rss_mb"),
                 "moves_per_second": cell.moves_per_second,
                 "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
+                "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
             }
             for cell in cells
         ],
