@@ -28,12 +28,11 @@ from harness.build import BuildFailed, build
 from harness.discover import Port, Program
 from harness.evaluate import evaluate, judge_output, too_many_moves
 from harness.model import METHODS, Outcome
-from harness.postgres import Database, Unavailable, row_line, statement
+from harness.postgres import Database, Unavailable, rows_as_lines, statement
 from harness.run import kill_group
 
 GATE_N = 5
 CHUNK = 1 << 20
-ROWS_PER_FETCH = 10_000
 
 
 @dataclass
@@ -281,12 +280,11 @@ def _run_query(dsn: str, query: sql.Composed, timeout: float, copy: Path | None)
     with psycopg.connect(dsn, options=f"-c statement_timeout={int(timeout * 1000)}") as connection:
         backend = connection.info.backend_pid
         cpu_before = _proc_cpu(backend)
-        with connection.cursor(name="bench") as cursor, open(copy, "w") if copy else nullcontext() as out:
-            cursor.execute(query)
-            while batch := cursor.fetchmany(ROWS_PER_FETCH):
-                rows += len(batch)
+        with open(copy, "wb") if copy else nullcontext() as out:
+            for block in rows_as_lines(connection, query):
+                rows += block.count(b"\n")
                 if out:
-                    out.write("".join(row_line(row) + "\n" for row in batch))
+                    out.write(block)
         cpu_after, peak = _proc_cpu(backend), _status_kb(backend, "VmHWM:") / 1024 or None
     wall = time.perf_counter() - started
     cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None

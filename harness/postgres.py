@@ -31,7 +31,7 @@ from harness.run import HARNESS, alive
 
 BACKENDS = ("embedded", "server", "docker")
 CONTAINER_IMAGE = "postgres:18-alpine"
-FETCH_ROWS = 5000
+COPY_BLOCK_BYTES = 1 << 16
 CANCEL_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 10
 APPLICATION_NAME = "hanoi-harness"
@@ -310,15 +310,27 @@ def statement(query: Query, method: str, n: int) -> sql.Composed:
     return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
 
 
-def row_line(row: tuple) -> str:
-    """A row read as a port's line: its columns joined by single spaces."""
-    return " ".join(map(str, row))
+def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterator[bytes]:
+    """The query's rows as a port's lines, each row's columns joined by single spaces (a NULL shows
+    as ``\\N``), in blocks of about COPY_BLOCK_BYTES: PostgreSQL's COPY sends them as text, so no
+    row becomes a Python object on the way."""
+    with connection.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(query)) as copy:
+        rows: list[bytes] = []
+        size = 0
+        for row in copy:
+            rows.append(bytes(row))
+            size += len(row)
+            if size >= COPY_BLOCK_BYTES:
+                yield b"".join(rows).replace(b"\t", b" ")
+                rows, size = [], 0
+        if rows:
+            yield b"".join(rows).replace(b"\t", b" ")
 
 
 class QueryStream:
-    """One cell's query, read through a server-side cursor a batch at a time so memory stays flat;
-    each row is one line, its columns joined by spaces. Same use as a PortProcess: iterate
-    :meth:`output`, then :meth:`finish`; a context manager."""
+    """One cell's query, its rows streamed as they are made so memory stays flat; each row is one
+    line, its columns joined by spaces. Same use as a PortProcess: iterate :meth:`output`, then
+    :meth:`finish`; a context manager."""
 
     def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float):
         self.deadline = time.monotonic() + timeout
@@ -340,12 +352,12 @@ class QueryStream:
         self._deadline.start()
 
     def output(self) -> Iterator[bytes]:
-        """The rows, a fetched batch at a time, as lines of text."""
+        """The rows as lines of text, in blocks as they arrive."""
         try:
-            with self._connection.transaction(), self._connection.cursor(name="moves") as cursor:
-                cursor.execute(self._statement)
-                while not self._stopped and (rows := cursor.fetchmany(FETCH_ROWS)):
-                    yield "".join(row_line(row) + "\n" for row in rows).encode()
+            for block in rows_as_lines(self._connection, self._statement):
+                yield block
+                if self._stopped:
+                    return
         except psycopg.Error as error:
             self._record(error)
 
