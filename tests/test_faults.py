@@ -14,7 +14,7 @@ FAKES = (
     "sql-hang", "sql-broken-load", "sql-negative-n",
     "seed-cyclic", "cyclic-classic", "drawings-skip",
 )
-TIMEOUT = 3
+TIMEOUT = 10
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_hang_is_stopped_at_the_timeout_and_leaves_no_process(run):
     cell = cells[("hang", "binary", 4)]
     assert cell["outcome"] == "error"
     assert cell["detail"] == f"timed out after {TIMEOUT} s, having printed 1 moves"
-    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 5
+    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 10
     assert cells[("hang", "recursive", 4)]["outcome"] == "skipped"
     assert "does not offer the recursive method" in cells[("hang", "recursive", 4)]["detail"]
 
@@ -140,7 +140,7 @@ def test_query_that_hangs_is_cancelled_at_the_timeout(run):
     cell = run[2][("sql-hang", "binary", 4)]
     assert cell["outcome"] == "error"
     assert cell["detail"] == f"timed out after {TIMEOUT} s, having printed 0 moves"
-    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 5
+    assert TIMEOUT <= cell["seconds"] < TIMEOUT + 10
 
 
 def test_sql_that_does_not_load_is_an_error_on_each_of_its_cells(run):
