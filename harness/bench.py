@@ -17,13 +17,17 @@ import tempfile
 import threading
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import psycopg
 from psycopg import sql
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
+from harness import __version__
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
 from harness.evaluate import evaluate, judge_output, too_many_moves
@@ -319,25 +323,89 @@ def _blocks(captured) -> Iterator[bytes]:
         yield block
 
 
-def machine(root: Path) -> dict[str, str | int | None]:
-    """What a reader needs to reproduce the figures: the CPU, the cores, the OS, the commit."""
-    model = None
-    try:
-        model = next(
-            (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-            None,
+def _figure(value: float | None, spread: tuple[float, float] | None = None, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    text = f"{value:.3g}{unit}"
+    return text + (f" [dim]({spread[0]:.3g}–{spread[1]:.3g})[/]" if spread and len(set(spread)) > 1 else "")
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
+
+
+def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, versions: dict[str, dict[str, str | None]], repeat: int) -> None:
+    """The timings, a row a cell: medians of the runs, with their range."""
+    table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
+    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak RSS MB", "moves/s", "harness moves/s", "compare s", "ratio")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("port", "method") else "right")
+    for cell in cells:
+        if cell.status != "timed":
+            style = "yellow" if cell.status == "not timed" else "magenta"
+            table.add_row(cell.language, cell.method, str(cell.n), f"[{style}]{cell.status}: {escape(cell.detail)}[/]")
+            continue
+        table.add_row(
+            cell.language, cell.method, str(cell.n), f"{cell.moves:,}",
+            _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
+            _figure(cell.median("peak_rss_mb"), cell.spread("peak_rss_mb")),
+            _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
+            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–",
         )
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        commit, dirty = "", ""
+    console.print(table)
+    console.print(
+        f"[dim]{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}, "
+        f"commit {machine['commit']}[/]", highlight=False
+    )
+    for port, found in versions.items():
+        console.print(f"[dim]{port}: {', '.join(v or k for k, v in found.items())}[/]", highlight=False)
+
+
+def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str, dict[str, str | None]], repeat: int) -> dict:
+    """The figures as data: every run, the machine and the versions they come from."""
     return {
-        "cpu": model or platform.processor() or None,
-        "cores": os.cpu_count(),
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "commit": (commit + (" (with uncommitted changes)" if dirty else "")) or None,
+        "harness": __version__,
+        "machine": machine,
+        "versions": versions,
+        "gate_n": GATE_N,
+        "repeat": repeat,
+        "cells": [
+            {
+                "language": cell.language, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
+                "moves": cell.moves, "runs": [asdict(run) for run in cell.runs],
+                "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
+                "cpu_median": cell.median("cpu"), "peak_rss_mb_median": cell.median("peak_rss_mb"),
+                "moves_per_second": cell.moves_per_second,
+                "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
+                "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
+            }
+            for cell in cells
+        ],
     }
+
+
+def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict) -> None:
+    """Median wall time against n on a log scale, one panel a method, one line a port."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    methods = list(dict.fromkeys(cell.method for cell in cells))
+    figure, axes = pyplot.subplots(1, len(methods), figsize=(4.5 * len(methods), 4.2), squeeze=False, sharey=True)
+    for axis, method in zip(axes[0], methods):
+        timed = [cell for cell in cells if cell.method == method and cell.status == "timed"]
+        for language in dict.fromkeys(cell.language for cell in timed):
+            points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.language == language)
+            axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=language)
+        axis.set_yscale("log")
+        axis.set_title(method)
+        axis.set_xlabel("discs (n)")
+        axis.grid(True, which="both", alpha=0.3)
+        if timed:
+            axis.legend(fontsize="small")
+    axes[0][0].set_ylabel("median wall time (s), log scale")
+    figure.suptitle(f"hanoi-polyglot: {machine['cpu']}, {machine['cores']} cores", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path)
+    pyplot.close(figure)

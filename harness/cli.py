@@ -1,54 +1,161 @@
-"""The ``harness`` command: compare every port, run one, or list them.
+"""The ``harness`` command: compare every port, run one, list them, merge reports from several runs.
 
-Exit codes: 0 when every cell that ran passed and the ports agree, 1 otherwise, 2 for a usage error.
+Every command shares one set of options (defined once, below) and one exit-code policy:
+0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
+1 when a cell failed or errored, the ports disagree, a manifest is broken or a report could not be
+written, 2 for a usage error, and 128 + the signal's number when interrupted (130 for Ctrl-C).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import __version__
-from harness.bench import bench, machine
-from harness.compare import agreements
+from harness.bench import bench, bench_to_json, plot_bench, render_bench
 from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
-from harness.model import METHODS, Outcome
+from harness.model import METHODS, Outcome, Shard
 from harness.postgres import BACKENDS, Database, Unavailable, check_dsn, sweep_servers
-from harness.report import (
-    Versions, plot_bench, render_bench, render_compare, render_list, render_transcripts, succeeded, write_bench_json, write_json,
-)
-from harness.transcripts import TranscriptError, discover as discover_transcripts, replay
+from harness.report import FORMATS, Versions, junit, markdown, port_info, render, render_list
 from harness.run import become_subreaper, missing_requirement, sweep_orphans, version
 from harness.scaffold import ScaffoldError, new_language
+from harness.serialize import Report, ReportError, commit, from_json, machine, now, to_json
+from harness.transcripts import TranscriptError, discover as discover_transcripts, render_transcripts, replay
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MAX_DISCS = 64
+"""The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
+MAX_TIMEOUT = 7 * 24 * 3600
+DEFAULT_MAX_MOVES = 1 << 24
 
 
 class DiscCounts(click.ParamType):
-    """``5``, ``1-10``, ``3,8,12`` or a mix such as ``0-4,8``: the numbers of discs to run."""
+    """``5``, ``1-10``, ``3,8,12`` or a mix such as ``0-4,8``: the numbers of discs to run, 0 to MAX_DISCS."""
 
     name = "N"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[int]:
         if isinstance(value, list):
             return value
         counts: set[int] = set()
         for part in str(value).split(","):
             low, dash, high = part.strip().partition("-")
-            if not low.isdecimal() or (dash and not high.isdecimal()):
+            if not _digits(low) or (dash and not _digits(high)):
                 self.fail(f"{value!r} is not a number of discs (0 or more) or a range such as 5, 1-10 or 3,8,12", param, ctx)
+            for text in (low, high) if dash else (low,):
+                if len(text) > 3 or int(text) > MAX_DISCS:
+                    self.fail(f"{text} discs is too many: at most {MAX_DISCS} (2^{MAX_DISCS} − 1 moves would take centuries)", param, ctx)
             first, last = int(low), int(high) if dash else int(low)
             if last < first:
                 self.fail(f"the range {part!r} runs backwards", param, ctx)
             counts.update(range(first, last + 1))
         return sorted(counts)
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+class Seconds(click.ParamType):
+    """A time limit: a finite number of seconds, more than 0 and at most a week."""
+
+    name = "SECONDS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if not (0 < seconds <= MAX_TIMEOUT):  # also refuses nan and inf
+            self.fail(f"{value!r} is not a number of seconds more than 0 and at most {MAX_TIMEOUT}", param, ctx)
+        return seconds
+
+
+class ShardChoice(click.ParamType):
+    """``K/N``: the K-th of N shares of the cells."""
+
+    name = "K/N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        index, slash, count = str(value).partition("/")
+        if not (slash and _digits(index) and _digits(count) and len(count) <= 6 and 1 <= int(index) <= int(count)):
+            self.fail(f"{value!r} is not a share such as 1/3 (K from 1 to N)", param, ctx)
+        return Shard(int(index), int(count))
+
+
+class ReportFile(click.ParamType):
+    """Where a report goes: a file in a folder that exists, or ``-`` for standard output. It is written
+    at the end; a write that fails then is the run's failure, naming the file."""
+
+    name = "FILE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value == "-":
+            return value
+        path = Path(value)
+        if path.is_dir():
+            self.fail(f"{value} is a folder", param, ctx)
+        if not path.parent.is_dir():
+            self.fail(f"No such file or directory: the folder {path.parent} of {value}", param, ctx)
+        return str(path)
+
+
+OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "n": click.option("-n", "--n", "ns", type=DiscCounts(), required=True, help=f"Discs: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS})."),
+    "port": click.option("-l", "--port", "--lang", "port_names", metavar="PORTS", help="Ports, comma-separated (default: all)."),
+    "method": click.option("-m", "--method", "method_names", metavar="METHODS", help=f"Methods, comma-separated (default: {', '.join(METHODS)})."),
+    "jobs": click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1, show_default=True, help="Cells run at once."),
+    "timeout": click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds each cell may run before it is stopped."),
+    "strict": click.option("--strict", is_flag=True, help="A missing interpreter is an error instead of a skip."),
+    "max_moves": click.option(
+        "--max-moves", type=click.IntRange(min=0), default=DEFAULT_MAX_MOVES, show_default=True,
+        help="Skip a cell with more moves than this (the cyclic puzzle at n=20 has 4 x 10^8).",
+    ),
+    "fail_fast": click.option("-x", "--fail-fast", is_flag=True, help="Once a cell fails or errors, start no more cells."),
+    "shard": click.option("--shard", type=ShardChoice(), help="Run only the K-th of N shares of the cells (see harness merge)."),
+    "format": click.option(
+        "--format", "form", type=click.Choice(FORMATS),
+        help="What goes to standard output (default: pretty on a terminal, else plain).",
+    ),
+    "json": click.option("--json", "json_file", type=ReportFile(), help="Write the JSON report to FILE ('-': standard output)."),
+    "junit": click.option("--junit", "junit_file", type=ReportFile(), help="Write JUnit XML to FILE: a suite a port, a test case a cell."),
+    "markdown": click.option("--markdown", "markdown_file", type=ReportFile(), help="Write Markdown to FILE (for a CI step summary)."),
+    "dsn": click.option(
+        "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
+        help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
+    ),
+    "backend": click.option(
+        "--backend", type=click.Choice(BACKENDS),
+        help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
+    ),
+}
+
+
+def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The shared options ``names``, in that order in --help."""
+
+    def apply(command: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(names):
+            command = OPTIONS[name](command)
+        return command
+
+    return apply
+
+
+DATABASE = ("backend", "dsn")
+REPORTS = ("format", "json", "junit", "markdown")
 
 
 def _names(value: str | None, known: list[str], what: str, hint: str) -> list[str]:
@@ -63,10 +170,10 @@ def _names(value: str | None, known: list[str], what: str, hint: str) -> list[st
     return chosen
 
 
-def _chosen(ports: list[Port], lang: str | None, method: str | None) -> tuple[list[Port], list[str]]:
-    """The ports and methods ``--lang`` and ``--method`` choose: all of them when not given."""
-    names = _names(lang, [port.name for port in ports], "language", "'--lang'")
-    return [port for port in ports if port.name in names], _names(method, list(METHODS), "method", "'--method'")
+def _chosen(ports: list[Port], port_names: str | None, method_names: str | None) -> tuple[list[Port], list[str]]:
+    """The ports and methods ``--port`` and ``--method`` choose: all of them when not given."""
+    names = _names(port_names, [port.name for port in ports], "port", "'--port'")
+    return [port for port in ports if port.name in names], _names(method_names, list(METHODS), "method", "'--method'")
 
 
 def _progress() -> Progress:
@@ -91,31 +198,22 @@ def _server_version(database: Database) -> str | None:
         return None
 
 
-def database_options(command):
-    """``--backend`` and ``--dsn``: where the ports that run in PostgreSQL run."""
-    command = click.option(
-        "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
-        help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
-    )(command)
-    return click.option(
-        "--backend", type=click.Choice(BACKENDS),
-        help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
-    )(command)
-
-
 def _database(backend: str | None, dsn: str | None) -> Database:
-    """The run's PostgreSQL, not yet started: it starts when a cell first needs it."""
+    """The run's PostgreSQL, not yet started: it starts when a cell first needs it. A DSN given on the
+    command line that is not one is a usage error; one from HANOI_PG_DSN is checked only when a cell
+    needs the server, and is then the error of the SQL cells alone."""
     ctx = click.get_current_context()
-    if dsn is not None:
+    given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
+    if dsn is not None and given:
         try:
             check_dsn(dsn)
         except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="'--dsn' / HANOI_PG_DSN") from None
+            raise click.BadParameter(str(error), param_hint="'--dsn'") from None
     if backend is None:
         backend = "server" if dsn else "embedded"
     elif backend == "server" and not dsn:
         raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
-    elif backend != "server" and ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE:
+    elif backend != "server" and given:
         raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
     return Database(backend, dsn)
 
@@ -163,7 +261,12 @@ def _sweep_leftovers() -> None:
         click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
+(a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
+a manifest is broken or a report could not be written; 2 for a usage error; 130 on Ctrl-C."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="harness")
 @click.option(
     "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=PROJECT_ROOT,
@@ -174,66 +277,141 @@ def cli(ctx: click.Context, root: Path) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
     _sweep_leftovers()
     ctx.obj = discover(root)
-    if not ctx.obj and ctx.invoked_subcommand != "new-language":
+    if not ctx.obj and ctx.invoked_subcommand not in ("new-language", "merge"):
         raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml (harness new-language NAME starts one)")
 
 
-timeout_option = click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT, show_default=True,
-    help="Seconds each cell may run before it is stopped.",
-)
+def _write(path: str, text: str, what: str) -> bool:
+    """Write a report, or say in one line why it could not be written."""
+    try:
+        if path == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+    except OSError as error:
+        click.echo(f"harness: cannot write the {what} to {path}: {error.strerror or error}", err=True)
+        return False
+    return True
 
 
-@cli.command()
-@click.option("--n", "ns", type=DiscCounts(), required=True, help="Discs: 5, 1-10 or 3,8,12.")
-@click.option("--lang", help="Ports to run, comma-separated (default: all).")
-@click.option("--method", help=f"Methods to run, comma-separated (default: {', '.join(METHODS)}).")
-@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Cells run at once.")
-@timeout_option
-@click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write a JSON report to this file.")
-@click.option("--strict", is_flag=True, help="A missing interpreter fails the run instead of skipping its cells.")
-@click.option(
-    "--max-moves", type=click.IntRange(min=0), default=1 << 24, show_default=True,
-    help="Skip a cell with more moves than this (the cyclic puzzle at n=20 has 4 x 10^8).",
-)
-@database_options
+def _publish(report: Report, form: str | None, json_file: str | None, junit_file: str | None, markdown_file: str | None) -> None:
+    """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+    json_out = form == "json" or json_file == "-"
+    screen = sys.stderr if json_out else sys.stdout
+    table_form = form if form not in (None, "json") else "pretty" if screen.isatty() else "plain"
+    render(report, table_form, Console(stderr=json_out, highlight=False))
+    written = True
+    if json_out:
+        written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
+    for path, text, what in (
+        (json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
+        (junit_file, lambda: junit(report), "JUnit report"),
+        (markdown_file, lambda: markdown(report), "Markdown report"),
+    ):
+        if path and path != "-":
+            written &= _write(path, text(), what)
+    sys.exit(0 if report.passed and written else 1)
+
+
+@cli.command(epilog=EXIT_CODES)
+@options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE)
 @click.pass_obj
-def compare(ports: list[Port], ns, lang, method, jobs, timeout, json_file, strict, max_moves, backend, dsn) -> None:
+def compare(
+    ports: list[Port], ns: list[int], port_names: str | None, method_names: str | None, jobs: int, timeout: float, strict: bool,
+    max_moves: int, fail_fast: bool, shard: Shard | None, form: str | None, json_file: str | None, junit_file: str | None,
+    markdown_file: str | None, backend: str | None, dsn: str | None,
+) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
-    ports, methods = _chosen(ports, lang, method)
-    console = Console()
+    ports, methods = _chosen(ports, port_names, method_names)
+    started = now()
     with _database(backend, dsn) as database, _progress() as progress:
         task = progress.add_task("cells", total=len(ports) * len(methods) * len(ns))
         cells = evaluate_all(
             ports, methods, ns, jobs, timeout, strict, database,
-            on_done=lambda cell: progress.update(task, advance=1, description=cell.label), max_moves=max_moves,
+            on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
+            max_moves=max_moves, shard=shard, fail_fast=fail_fast,
         )
         versions = _versions(ports, database)
-    agreement = agreements(cells)
-    render_compare(console, ports, methods, cells, agreement, versions)
-    if json_file:
-        write_json(json_file, ports, cells, agreement, versions)
-        console.print(f"JSON report: {json_file.name}")
-    sys.exit(0 if succeeded(cells, agreement) else 1)
+    options_given = {
+        "n": ns, "ports": [port.name for port in ports], "methods": methods, "jobs": jobs, "timeout": timeout, "strict": strict,
+        "max_moves": max_moves, "fail_fast": fail_fast, "shard": str(shard) if shard else None, "backend": database.backend.name,
+    }
+    report = Report(
+        "compare", started, now(), commit(PROJECT_ROOT), options_given, machine(),
+        [port_info(port, versions) for port in ports], methods, cells,
+    )
+    _publish(report, form, json_file, junit_file, markdown_file)
 
 
-@cli.command()
-@click.argument("lang")
+@cli.command(epilog=EXIT_CODES)
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
+@options(*REPORTS)
+def merge(reports: tuple[str, ...], mixed: bool, form: str | None, json_file: str | None, junit_file: str | None, markdown_file: str | None) -> None:
+    """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
+    decide from their digests whether all the ports agree, as compare does for one run."""
+    read = [_read_report(path) for path in reports]
+    commits = {report.commit for report in read}
+    harnesses = {report.harness for report in read}
+    if not mixed and (len(commits) > 1 or len(harnesses) > 1):
+        which = ", ".join(f"{path}: commit {report.commit}, harness {report.harness}" for path, report in zip(reports, read))
+        raise click.UsageError(f"the reports come from different commits or harness versions ({which}); --mixed merges them anyway")
+    seen: dict[str, str] = {}
+    for path, report in zip(reports, read):
+        for cell in report.cells:
+            if cell.id in seen:
+                raise click.UsageError(f"the cell {cell.id} is in both {seen[cell.id]} and {path}: merge the reports of separate shards")
+            seen[cell.id] = path
+    ports: dict[str, Any] = {}
+    for report in read:
+        for port in report.ports:
+            ports.setdefault(port.name, port)
+    methods = [method for method in METHODS if any(method in report.methods for report in read)]
+    order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
+    cells = sorted((cell for report in read for cell in report.cells), key=lambda c: (c.n, *order[(c.language, c.method)]))
+    merged = Report(
+        "merge", min(r.started for r in read), max(r.finished for r in read), commits.pop() if len(commits) == 1 else None,
+        {"reports": list(reports), "mixed": mixed}, machine(), [ports[name] for name in sorted(ports)], methods, cells,
+        sources=[
+            {"path": path, "harness": r.harness, "started": r.started, "finished": r.finished, "commit": r.commit,
+             "options": r.options, "machine": r.machine}
+            for path, r in zip(reports, read)
+        ],
+    )
+    _publish(merged, form, json_file, junit_file, markdown_file)
+
+
+def _read_report(path: str) -> Report:
+    try:
+        with open(path, encoding="utf-8") as source:
+            data = json.load(source)
+        return from_json(data, path)
+    except OSError as error:
+        raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except (ValueError, ReportError) as error:  # json.JSONDecodeError is a ValueError
+        message = str(error) if isinstance(error, ReportError) else f"{path}: not JSON ({error})"
+        raise click.UsageError(message) from None
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("port_name", metavar="PORT")
 @click.argument("method")
-@click.option("--n", type=click.IntRange(min=0), required=True, help="The number of discs.")
+@options("n", "timeout", "strict", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
-@timeout_option
-@database_options
 @click.pass_obj
-def run(ports: list[Port], lang, method, n, raw, timeout, backend, dsn) -> None:
+def run(ports: list[Port], port_name: str, method: str, ns: list[int], timeout: float, strict: bool, backend: str | None, dsn: str | None, raw: bool) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
+    if len(ns) != 1:
+        raise click.BadParameter("run takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
-    port = by_name[_names(lang, list(by_name), "language", "'LANG'")[0]]
+    port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     out = sys.stdout
     with _database(backend, dsn) as database:
         cell = evaluate(
-            port, method, n, timeout, database=database,
+            port, method, ns[0], timeout, strict, database=database,
             on_line=(lambda line: out.write(line + "\n")) if raw else None,
             on_move=None if raw else (lambda move: out.write(move.canonical() + "\n")),
         )
@@ -243,15 +421,16 @@ def run(ports: list[Port], lang, method, n, raw, timeout, backend, dsn) -> None:
         err.print(f"{cell.label}: {cell.outcome.value}: {cell.detail}", highlight=False, markup=False)
         for line in cell.diff:
             err.print(line, highlight=False, markup=False)
-        sys.exit(1)
+    sys.exit(0 if cell.outcome in (Outcome.PASS, Outcome.SKIPPED) else 1)
 
 
-@cli.command(name="list")
-@database_options
+@cli.command(name="list", epilog=EXIT_CODES)
+@options("port", "strict", "format", *DATABASE)
 @click.pass_obj
-def list_ports(ports: list[Port], backend, dsn) -> None:
+def list_ports(ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version
-    (for the SQL port, the PostgreSQL server it runs on)."""
+    (for the SQL port, the PostgreSQL server it runs on). --format json is what CI builds its jobs from."""
+    ports, _ = _chosen(ports, port_names, None)
     missing = {}
     with _database(backend, dsn) as database:
         for port in ports:
@@ -264,14 +443,17 @@ def list_ports(ports: list[Port], backend, dsn) -> None:
                 except Unavailable as error:
                     missing[port.name] = str(error)
         versions = _versions(ports, database)
-    render_list(Console(), ports, versions, missing)
+    form = form or ("pretty" if sys.stdout.isatty() else "plain")
+    render_list(Console(highlight=False), form, ports, versions, missing)
+    broken = any(port.problem for port in ports) or (strict and bool(missing))
+    sys.exit(1 if broken else 0)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("names", nargs=-1)
-@database_options
+@options(*DATABASE)
 @click.pass_context
-def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> None:
+def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None, dsn: str | None) -> None:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     root = ctx.find_root().params["root"]
@@ -287,24 +469,18 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend, dsn) -> Non
     sys.exit(0 if ok else 1)
 
 
-@cli.command(name="bench")
-@click.option("--n", "ns", type=DiscCounts(), default="16,20", show_default=True, help="Discs: 16,20 or 10-20.")
-@click.option("--lang", help="Ports to time, comma-separated (default: all).")
-@click.option("--method", help=f"Methods to time, comma-separated (default: {', '.join(METHODS)}).")
-@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
-@click.option(
-    "--max-moves", type=click.IntRange(min=0), default=1 << 20, show_default=True,
-    help="Do not time a cell with more moves than this (the cyclic puzzle at n=20 has 4 x 10^8).",
-)
-@timeout_option
-@click.option("--json", "json_file", type=click.File("w", encoding="utf-8", lazy=False), help="Write the figures as JSON to this file.")
-@click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Draw time against n to this .svg or .png (needs matplotlib).")
-@database_options
+@cli.command(name="bench", epilog=EXIT_CODES)
+@options("n", "port", "method", "timeout", "max_moves", "json", *DATABASE)
+@click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
+@click.option("--plot", "plot_file", type=ReportFile(), help="Draw time against n to this .svg or .png (needs matplotlib).")
 @click.pass_context
-def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeout, json_file, plot_file, backend, dsn) -> None:
+def bench_command(
+    ctx: click.Context, ns: list[int], port_names: str | None, method_names: str | None, timeout: float, max_moves: int,
+    json_file: str | None, backend: str | None, dsn: str | None, repeat: int, plot_file: str | None,
+) -> None:
     """Time each port: wall and CPU seconds, peak RSS and moves per second, port alone, after it
     passes at n=5; and the harness's own reading speed on the same output."""
-    ports, methods = _chosen(ctx.obj, lang, method)
+    ports, methods = _chosen(ctx.obj, port_names, method_names)
     if plot_file:
         if not plot_file.lower().endswith((".svg", ".png")):
             raise click.BadParameter("the plot is an .svg or a .png file", param_hint="'--plot'")
@@ -312,8 +488,8 @@ def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeo
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
-    console = Console()
-    about = machine(PROJECT_ROOT)  # before the run: the commit the figures come from
+    console = Console(stderr=json_file == "-")
+    about = {**machine(), "commit": commit(PROJECT_ROOT)}  # before the run: the commit the figures come from
     with _database(backend, dsn) as database, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
         cells = bench(
@@ -322,13 +498,16 @@ def bench_command(ctx: click.Context, ns, lang, method, repeat, max_moves, timeo
         )
         versions = _versions(ports, database)
     render_bench(console, cells, about, versions, repeat)
+    written = True
     if json_file:
-        write_bench_json(json_file, cells, about, versions, repeat)
-        console.print(f"JSON: {json_file.name}")
+        written &= _write(json_file, json.dumps(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
     if plot_file:
-        plot_bench(plot_file, cells, about)
-        console.print(f"Plot: {plot_file}")
-    sys.exit(0 if all(cell.status != "error" for cell in cells) else 1)
+        try:
+            plot_bench(plot_file, cells, about)
+        except OSError as error:
+            click.echo(f"harness: cannot write the plot to {plot_file}: {error.strerror or error}", err=True)
+            written = False
+    sys.exit(0 if written and all(cell.status != "error" for cell in cells) else 1)
 
 
 @cli.command(name="new-language")

@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-from harness.model import METHODS, Cell, Move
+from harness.model import METHODS, Cell, Move, Outcome
 
 CONTEXT = 3
 DIGEST_BATCH = 4096
@@ -147,3 +147,10 @@ def agreements(cells: Iterable[Cell]) -> list[Agreement]:
                 f"{cell.language}/{cell.method}"
             )
     return [Agreement(n, rules, by_digest) for (n, rules), by_digest in sorted(groups.items())]
+
+
+def succeeded(cells: Iterable[Cell], agreement: Iterable[Agreement]) -> bool:
+    """Every cell that ran passed, and each group of comparable cells printed one sequence."""
+    return all(cell.outcome in (Outcome.PASS, Outcome.SKIPPED) for cell in cells) and all(
+        group.agrees for group in agreement
+    )

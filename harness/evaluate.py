@@ -6,6 +6,7 @@ Whatever goes wrong becomes the cell's outcome and detail; nothing here raises f
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable, Iterator
@@ -13,7 +14,7 @@ from typing import Callable, Iterable, Iterator
 from harness.compare import Divergence, StreamDigest
 from harness.build import BuildFailed, build
 from harness.discover import Port, Program
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Violation
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Shard, Violation
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.normalise import OutputStream, Unreadable, reader, text
 from harness.postgres import Database, QueryStream, Unavailable
@@ -49,16 +50,17 @@ def evaluate(
 def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move) -> None:
     refusal = _refusal(port, cell.method, strict)
     if refusal:
-        cell.outcome, cell.detail = refusal
+        cell.outcome, cell.reason, cell.detail = refusal
         return
     program = port.program(cell.method)
     try:
         process = _start(port, program, cell.method, cell.n, timeout, database)
     except (BuildFailed, Unavailable, Interrupted) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
+        cell.reason = {BuildFailed: Reason.BUILD, Unavailable: Reason.DATABASE}.get(type(error), Reason.NOT_RUN)
         return
     except OSError as error:
-        cell.outcome, cell.detail = Outcome.ERROR, f"could not start the port's program: {error}"
+        cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.START, f"could not start the port's program: {error}"
         return
     reading = _Reading(cell, program, on_line, on_move, process.deadline)
     with process:
@@ -96,16 +98,16 @@ def too_many_moves(method: str, n: int, max_moves: int | None) -> str | None:
     return f"{count:,} moves is over --max-moves {max_moves:,}" if max_moves is not None and count > max_moves else None
 
 
-def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, str] | None:
+def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, Reason, str] | None:
     """Why the cell cannot run at all, if it cannot."""
     if port.problem:
-        return Outcome.ERROR, port.problem
+        return Outcome.ERROR, Reason.MANIFEST, port.problem
     if method not in port.methods:
-        return Outcome.SKIPPED, f"{port.name} does not offer the {method} method"
+        return Outcome.SKIPPED, Reason.NOT_OFFERED, f"{port.name} does not offer the {method} method"
     missing = missing_requirement(port)
     if missing:
         detail = f"{missing.executable} not found on PATH" + (f"; {missing.install}" if missing.install else "")
-        return (Outcome.ERROR if strict else Outcome.SKIPPED), detail
+        return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
     return None
 
 
@@ -224,25 +226,26 @@ class _Reading:
         cell.moves = self.divergence.count
         if finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
+            cell.reason = Reason.TIMEOUT
         elif self.problem and self.problem[0] is Outcome.ERROR:
-            cell.outcome, cell.detail = self.problem
+            (cell.outcome, cell.detail), cell.reason = self.problem, Reason.UNREADABLE
         elif finish.failure and not finish.stopped:
-            cell.outcome = Outcome.ERROR
+            cell.outcome, cell.reason = Outcome.ERROR, Reason.CRASH
             cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
         elif self.problem:
-            cell.outcome, cell.detail = self.problem
+            (cell.outcome, cell.detail), cell.reason = self.problem, Reason.VIOLATION
         else:
             try:
                 self.reader.finish()
             except Unreadable as error:
-                cell.outcome, cell.detail = Outcome.ERROR, f"at the end of the output: {error}"
+                cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}"
                 return
             exact = self.divergence.at is None and cell.moves == self.plan.rules.optimal_count(cell.n)
             cell.digest = reference_digest(self.plan.rules, cell.n) if exact else self.digest.hexdigest()
             try:
                 self.board.finish()
             except Violation as error:
-                cell.outcome, cell.detail = Outcome.FAIL, str(error)
+                cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
             else:
                 cell.outcome = Outcome.PASS
         if cell.outcome is Outcome.FAIL:
@@ -261,19 +264,30 @@ def evaluate_all(
     database: Database | None = None,
     on_done: Callable[[Cell], None] | None = None,
     max_moves: int | None = None,
+    shard: Shard | None = None,
+    fail_fast: bool = False,
 ) -> list[Cell]:
-    """Every (port, method, n) cell, ``jobs`` at a time, returned in a stable order. A cell with more
-    moves than ``max_moves`` is skipped, saying so."""
+    """Every (port, method, n) cell, or those of one ``shard``, ``jobs`` at a time, returned in a
+    stable order. A cell with more moves than ``max_moves`` is skipped, saying so; with ``fail_fast``,
+    once a cell fails or errors the cells not yet started are skipped."""
     ports, methods = list(ports), list(methods)
-    plan = [(port, method, n) for n in ns for port in ports for method in methods]
+    plan = [
+        (port, method, n) for n in ns for port in ports for method in methods
+        if shard is None or shard.holds(port.name, method, n)
+    ]
+    failed = threading.Event()
 
     def one(task: tuple[Port, str, int]) -> Cell:
         port, method, n = task
         too_many = too_many_moves(method, n, max_moves)
         if too_many:
-            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=too_many)
+            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
+        elif failed.is_set():
+            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
         else:
             cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database)
+        if fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
+            failed.set()
         if on_done:
             on_done(cell)
         return cell

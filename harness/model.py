@@ -6,6 +6,7 @@ Every other module speaks in these terms; this one imports nothing of the harnes
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, NamedTuple
 
@@ -147,6 +148,24 @@ class Outcome(str, enum.Enum):
     ERROR = "error"
 
 
+class Reason(str, enum.Enum):
+    """Why a cell did not pass, as a code a machine can act on; the cell's detail says it for people."""
+
+    VIOLATION = "violation"  # a move or the end position breaks the rules
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # the port exited with an error or was killed
+    UNREADABLE = "unreadable"  # output no pattern of the manifest reads
+    START = "start"  # the port's program could not be started
+    BUILD = "build"
+    MANIFEST = "manifest"
+    DATABASE = "database"
+    LIMIT = "limit"  # the port went past a limit the harness sets on what it prints
+    NOT_OFFERED = "not-offered"
+    MISSING_INTERPRETER = "missing-interpreter"
+    TOO_MANY_MOVES = "too-many-moves"
+    NOT_RUN = "not-run"  # left out by --fail-fast after an earlier cell failed
+
+
 @dataclass
 class Cell:
     """One port running one method for one n, and everything learnt from it."""
@@ -160,7 +179,33 @@ class Cell:
     seconds: float = 0.0
     detail: str = ""
     diff: list[str] = field(default_factory=list)
+    reason: Reason | None = None
+
+    @property
+    def id(self) -> str:
+        """``python/recursive/5``: the same cell in every run, on every machine."""
+        return cell_id(self.language, self.method, self.n)
 
     @property
     def label(self) -> str:
         return f"{self.language}/{self.method} n={self.n}"
+
+
+def cell_id(port: str, method: str, n: int) -> str:
+    return f"{port}/{method}/{n}"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The K-th of N shares of a run's cells. A cell's share follows from its id alone, so each
+    share is the same on every machine and every run, whatever else the run holds."""
+
+    index: int
+    count: int
+
+    def holds(self, port: str, method: str, n: int) -> bool:
+        digest = hashlib.sha256(cell_id(port, method, n).encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"

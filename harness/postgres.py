@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -58,11 +59,19 @@ def psql_executable() -> str:
 
 
 def check_dsn(dsn: str) -> None:
-    """Raise ValueError if ``dsn`` is not a connection string at all (before anything tries to connect)."""
+    """Raise ValueError if ``dsn`` is not a connection string at all (before anything tries to connect);
+    the message never holds the password, even of a DSN too broken to tell where the password is."""
     try:
         conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as error:
-        raise ValueError(f"not a PostgreSQL connection string: {str(error).strip()}") from None
+        reason = _first_line(error).replace(dsn, hide_password(dsn))
+        raise ValueError(f"not a PostgreSQL connection string: {hide_password(reason)}") from None
+
+
+def hide_password(text: str) -> str:
+    """``text`` with every password a DSN in it may carry, as a URI or as ``password=``, made ``***``."""
+    text = re.sub(r"(postgres(?:ql)?://[^:@/\s]*:)[^@\s]*@", r"\1***@", text)
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", text)
 
 
 def cannot_connect(dsn: str, error: Exception) -> str:
@@ -162,6 +171,10 @@ class _Existing:
         self.dsn = dsn
 
     def start(self) -> str:
+        try:
+            check_dsn(self.dsn)
+        except ValueError as error:
+            raise Unavailable(f"the DSN given for PostgreSQL is {error}") from None
         return self.dsn
 
     def stop(self) -> None:

@@ -1,38 +1,33 @@
-"""Say what happened: a table of ports by methods, what went wrong and where, whether the ports agree,
-and the same as JSON for machines."""
+"""Say what happened, for people and for CI: a table of ports by methods, the problems grouped by port
+and reason, each distinct difference from the reference once, and whether the ports agree. One
+report, four forms for standard output (pretty on a terminal, plain for logs, Markdown, JSON), and
+JUnit XML and Markdown files for CI systems."""
 
 from __future__ import annotations
 
 import collections
 import json
-from dataclasses import asdict
-from typing import Iterable, Sequence, TextIO
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from harness import __version__
-from harness.bench import GATE_N, BenchCell
-from harness.compare import Agreement
 from harness.discover import Port
-from harness.model import Cell, Outcome
-from harness.transcripts import StepResult, Transcript
+from harness.model import Cell, Outcome, Reason
+from harness.serialize import PortInfo, Report, to_json
 
+FORMATS = ("pretty", "plain", "markdown", "json")
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
+NOT_OFFERED = "—"
 SHOWN_DIFFS = 5
 
 Versions = dict[str, dict[str, str | None]]
 
 
-def succeeded(cells: Iterable[Cell], agreement: Iterable[Agreement]) -> bool:
-    """Every cell that ran passed, and each group of comparable cells printed one sequence."""
-    return all(cell.outcome in (Outcome.PASS, Outcome.SKIPPED) for cell in cells) and all(
-        group.agrees for group in agreement
-    )
-
-
-def span(ns: Sequence[int]) -> str:
+def span(ns: Iterable[int]) -> str:
     """``0-12`` for a run of consecutive n, else ``3,8,12``."""
     ns = sorted(ns)
     if len(ns) > 2 and ns == list(range(ns[0], ns[-1] + 1)):
@@ -40,14 +35,74 @@ def span(ns: Sequence[int]) -> str:
     return ",".join(map(str, ns))
 
 
-def _summary(cells: list[Cell], single_n: bool) -> str:
-    """One table cell: how a port's method did over every n that was asked."""
+def one_line(text: str) -> str:
+    """A detail as one line: what a port printed over several is joined by `` | ``."""
+    return " | ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem as it happened to one port, for one reason and detail, over some methods and n."""
+
+    port: str
+    outcome: Outcome
+    reason: Reason | None
+    detail: str
+    methods: tuple[str, ...]
+    ns: tuple[int, ...]
+
+    @property
+    def where(self) -> str:
+        return f"{','.join(self.methods)} n={span(self.ns)}"
+
+    @property
+    def kind(self) -> str:
+        return f"{self.outcome.value} ({self.reason.value})" if self.reason else self.outcome.value
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One distinct difference from the reference, and every cell that showed it."""
+
+    labels: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
+def offered(cell: Cell) -> bool:
+    return cell.reason is not Reason.NOT_OFFERED
+
+
+def problems(cells: Iterable[Cell]) -> list[Problem]:
+    """Each distinct problem once, grouped by port and reason; a method a port does not offer is no problem."""
+    grouped: dict[tuple[str, Outcome, Reason | None, str], list[Cell]] = collections.defaultdict(list)
+    for cell in cells:
+        if cell.outcome is not Outcome.PASS and offered(cell):
+            grouped[(cell.language, cell.outcome, cell.reason, cell.detail)].append(cell)
+    found = [
+        Problem(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
+        for (port, outcome, reason, detail), group in grouped.items()
+    ]
+    return sorted(found, key=lambda p: (p.port, p.reason.value if p.reason else "", p.methods, p.ns))
+
+
+def differences(cells: Iterable[Cell]) -> list[Difference]:
+    """Each distinct diff once (the same moves parting the same way), with the cells that show it."""
+    by_lines: dict[tuple[str, ...], list[str]] = {}
+    for cell in cells:
+        if cell.diff:
+            by_lines.setdefault(tuple(cell.diff[2:]), []).append(cell.label)
+    return [Difference(tuple(labels), lines) for lines, labels in by_lines.items()]
+
+
+def _column(cells: list[Cell], single_n: bool) -> list[tuple[Outcome | None, str]]:
+    """One table cell: how a port's method did over every n asked, as (outcome, text) parts."""
+    cells = [cell for cell in cells if offered(cell)]
     if not cells:
-        return ""
+        return [(None, NOT_OFFERED)]
     by_outcome: dict[Outcome, list[Cell]] = collections.defaultdict(list)
     for cell in cells:
         by_outcome[cell.outcome].append(cell)
-    parts = []
+    parts: list[tuple[Outcome | None, str]] = []
     for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.SKIPPED, Outcome.PASS):
         group = by_outcome.get(outcome)
         if not group:
@@ -58,222 +113,262 @@ def _summary(cells: list[Cell], single_n: bool) -> str:
         elif outcome is Outcome.PASS:
             text = f"pass ×{len(group)} · {moves:,} moves"
         else:
-            text = f"{outcome.value} n={span([cell.n for cell in group])}"
-        parts.append(f"[{STYLE[outcome]}]{text}[/]")
-    return "\n".join(parts)
+            text = f"{outcome.value} n={span(cell.n for cell in group)}"
+        parts.append((outcome, text))
+    return parts
 
 
-def _problems(cells: Iterable[Cell]) -> list[str]:
-    """Each distinct problem once, with the methods and n it happened for."""
-    grouped: dict[tuple[str, Outcome, str], list[Cell]] = collections.defaultdict(list)
+@dataclass
+class _View:
+    """Everything a rendering shows, worked out once whatever the form."""
+
+    title: str
+    methods: list[str]
+    rows: list[tuple[str, str, list[list[tuple[Outcome | None, str]]]]]  # port, versions, a column per method
+    problems: list[Problem]
+    differences: list[Difference]
+    disagreements: list[tuple[str, list[tuple[str, list[str]]]]]
+    verdict: str
+    passed: bool
+
+
+def _view(report: Report) -> _View:
+    cells = report.cells
+    ns = sorted({cell.n for cell in cells})
+    by_port: dict[tuple[str, str], list[Cell]] = collections.defaultdict(list)
     for cell in cells:
-        if cell.outcome is not Outcome.PASS:
-            grouped[(cell.language, cell.outcome, cell.detail)].append(cell)
-    lines = []
-    for (language, outcome, detail), group in grouped.items():
-        methods = ",".join(dict.fromkeys(cell.method for cell in group))
-        where = f"{language}/{methods} n={span(sorted({cell.n for cell in group}))}"
-        lines.append(f"[{STYLE[outcome]}]{outcome.value}[/] [bold]{escape(where)}[/]: {escape(detail)}")
-    return lines
+        by_port[(cell.language, cell.method)].append(cell)
+    rows = [
+        (port.name, ", ".join(v for v in port.versions.values() if v),
+         [_column(by_port[(port.name, method)], len(ns) == 1) for method in report.methods])
+        for port in report.ports
+    ]
+    disagreements = [
+        (f"n={group.n} ({group.rules}): the ports print {len(group.by_digest)} different sequences",
+         [(digest[:12], labels) for digest, labels in group.by_digest.items()])
+        for group in report.agreement if not group.agrees
+    ]
+    ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
+    counts = collections.Counter(cell.outcome for cell in cells if offered(cell))
+    tally = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]) or "none"
+    if not ran:
+        verdict = f"No cell ran ({tally})."
+    elif report.passed:
+        each = "an n" if len({group.rules for group in report.agreement}) == 1 else "a puzzle and n"
+        verdict = f"All {len(ran)} cells that ran pass and agree: one sequence {each} ({tally})."
+    else:
+        verdict = f"Not all ports pass and agree ({tally})."
+    return _View(
+        f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, problems(cells), differences(cells),
+        disagreements, verdict, report.passed,
+    )
 
 
-def _diff_lines(diff: list[str]) -> list[str]:
+def render(report: Report, form: str, console: Console) -> None:
+    """The report on ``console`` in one of FORMATS."""
+    if form == "json":
+        console.out(json.dumps(to_json(report), indent=2), highlight=False)
+    elif form == "markdown":
+        console.out(markdown(report), highlight=False)
+    elif form == "plain":
+        console.out(plain(report), highlight=False)
+    else:
+        _pretty(_view(report), console)
+
+
+def diff_markup(diff: Sequence[str]) -> list[str]:
     colours = {"-": "red", "+": "green", "@": "cyan"}
     return [f"[{colours.get(line[:1], 'default')}]{escape(line)}[/]" for line in diff]
 
 
-def render_compare(
-    console: Console, ports: Sequence[Port], methods: Sequence[str], cells: Sequence[Cell],
-    agreement: Sequence[Agreement], versions: Versions,
-) -> None:
-    ns = sorted({cell.n for cell in cells})
-    table = Table(title=f"Tower of Hanoi, n = {span(ns)}", title_justify="left")
+def _pretty(view: _View, console: Console) -> None:
+    table = Table(title=view.title, title_justify="left")
     table.add_column("port")
-    for method in methods:
+    for method in view.methods:
         table.add_column(method)
-    by_port: dict[tuple[str, str], list[Cell]] = collections.defaultdict(list)
-    for cell in cells:
-        by_port[(cell.language, cell.method)].append(cell)
-    for port in ports:
-        found = [version for version in versions.get(port.name, {}).values() if version]
-        label = f"{port.name}\n[dim]{escape(', '.join(found))}[/]" if found else port.name
-        table.add_row(label, *(_summary(by_port[(port.name, method)], len(ns) == 1) for method in methods))
+    for port, versions, columns in view.rows:
+        label = f"{escape(port)}\n[dim]{escape(versions)}[/]" if versions else escape(port)
+        table.add_row(label, *(
+            "\n".join(f"[{STYLE[outcome]}]{escape(text)}[/]" if outcome else f"[dim]{text}[/]" for outcome, text in column)
+            for column in columns
+        ))
     console.print(table)
-
-    problems = _problems(cells)
-    if problems:
+    if view.problems:
         console.print("\n[bold]Problems[/]")
-        for line in problems:
-            console.print(f"  {line}", highlight=False)
-    diffs = [cell for cell in cells if cell.diff]
-    if diffs:
+        for port, group in _by_port(view.problems):
+            console.print(f"  [bold]{escape(port)}[/]")
+            for problem in group:
+                console.print(
+                    f"    [{STYLE[problem.outcome]}]{escape(problem.kind)}[/] {escape(problem.where)}: {escape(problem.detail)}",
+                    highlight=False,
+                )
+    if view.differences:
         console.print("\n[bold]Where the moves part from the reference[/] (canonical moves: DISK SRC DST)")
-        for cell in diffs[:SHOWN_DIFFS]:
-            for line in _diff_lines(cell.diff):
+        for difference in view.differences[:SHOWN_DIFFS]:
+            for line in diff_markup(["--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines]):
                 console.print(f"  {line}", highlight=False)
             console.print()
-        if len(diffs) > SHOWN_DIFFS:
-            console.print(f"  … and {len(diffs) - SHOWN_DIFFS} more; --json FILE keeps them all")
-
+        if len(view.differences) > SHOWN_DIFFS:
+            console.print(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
     console.print()
-    for group in agreement:
+    for headline, digests in view.disagreements:
+        console.print(f"[red]{escape(headline)}[/]")
+        for digest, labels in digests:
+            console.print(f"  {digest}  {escape(', '.join(labels))}", highlight=False)
+    console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
+
+
+def _by_port(found: list[Problem]) -> list[tuple[str, list[Problem]]]:
+    grouped: dict[str, list[Problem]] = {}
+    for problem in found:
+        grouped.setdefault(problem.port, []).append(problem)
+    return list(grouped.items())
+
+
+def plain(report: Report) -> str:
+    """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole."""
+    view = _view(report)
+    header = ["port", *view.methods]
+    rows = [[port, *(", ".join(text for _, text in column) for column in columns)] for port, _, columns in view.rows]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = [view.title, ""]
+    lines += ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [header, *rows]]
+    versions = [(port, found) for port, found, _ in view.rows if found]
+    if versions:
+        lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
+    if view.problems:
+        lines += ["", "Problems"]
+        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.problems]
+    if view.differences:
+        lines += ["", "Where the moves part from the reference (canonical moves: DISK SRC DST)"]
+        for difference in view.differences[:SHOWN_DIFFS]:
+            lines += [f"  {line}" for line in ("--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines)]
+        if len(view.differences) > SHOWN_DIFFS:
+            lines.append(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
+    lines.append("")
+    for headline, digests in view.disagreements:
+        lines.append(headline)
+        lines += [f"  {digest}  {', '.join(labels)}" for digest, labels in digests]
+    lines.append(view.verdict)
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+
+
+def markdown(report: Report) -> str:
+    """GitHub-flavoured Markdown, for a CI step summary."""
+    view = _view(report)
+    mark = {Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.ERROR: "⚠️", Outcome.SKIPPED: "⏭️"}
+    lines = [f"### {'✅' if view.passed else '❌'} {view.title}", ""]
+    lines.append("| port | version | " + " | ".join(view.methods) + " |")
+    lines.append("| --- | --- |" + " --- |" * len(view.methods))
+    for port, versions, columns in view.rows:
+        texts = ["<br>".join(f"{mark[outcome]} {text}" if outcome else text for outcome, text in column) for column in columns]
+        lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(_md(text) for text in texts) + " |")
+    if view.problems:
+        lines += ["", "#### Problems", ""]
+        for port, group in _by_port(view.problems):
+            lines.append(f"- **{_md(port)}**")
+            lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
+    if view.differences:
+        lines += ["", "#### Where the moves part from the reference", ""]
+        for difference in view.differences[:SHOWN_DIFFS]:
+            lines += ["```diff", "--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines, "```"]
+    for headline, digests in view.disagreements:
+        lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {', '.join(labels)}" for digest, labels in digests]
+    lines += ["", f"**{view.verdict}**", ""]
+    return "\n".join(lines)
+
+
+def junit(report: Report) -> str:
+    """JUnit XML: a test suite a port, a test case a cell, and one suite for the agreement of the ports."""
+    suites = ET.Element("testsuites", name="hanoi-polyglot")
+    by_port: dict[str, list[Cell]] = {}
+    for cell in report.cells:
+        by_port.setdefault(cell.language, []).append(cell)
+    for port, cells in by_port.items():
+        suite = ET.SubElement(suites, "testsuite", name=port)
+        counts = collections.Counter(cell.outcome for cell in cells)
+        suite.set("tests", str(len(cells)))
+        suite.set("failures", str(counts[Outcome.FAIL]))
+        suite.set("errors", str(counts[Outcome.ERROR]))
+        suite.set("skipped", str(counts[Outcome.SKIPPED]))
+        suite.set("time", f"{sum(cell.seconds for cell in cells):.3f}")
+        for cell in cells:
+            case = ET.SubElement(suite, "testcase", classname=port, name=f"{cell.method}/{cell.n}", time=f"{cell.seconds:.3f}")
+            if cell.outcome is Outcome.PASS:
+                continue
+            tag = {Outcome.FAIL: "failure", Outcome.ERROR: "error", Outcome.SKIPPED: "skipped"}[cell.outcome]
+            element = ET.SubElement(case, tag, message=one_line(cell.detail))
+            if cell.reason:
+                element.set("type", cell.reason.value)
+            if cell.diff or "\n" in cell.detail:
+                element.text = "\n".join([cell.detail, *cell.diff])
+    agreement = ET.SubElement(suites, "testsuite", name="agreement", tests=str(len(report.agreement)))
+    agreement.set("failures", str(sum(not group.agrees for group in report.agreement)))
+    agreement.set("errors", "0")
+    agreement.set("skipped", "0")
+    for group in report.agreement:
+        case = ET.SubElement(agreement, "testcase", classname="agreement", name=f"{group.rules}/{group.n}")
         if not group.agrees:
-            console.print(f"[red]n={group.n} ({group.rules}): the ports print {len(group.by_digest)} different sequences[/]")
-            for digest, labels in group.by_digest.items():
-                console.print(f"  {digest[:12]}  {escape(', '.join(labels))}", highlight=False)
-    ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
-    counts = collections.Counter(cell.outcome.value for cell in cells)
-    tally = ", ".join(f"{counts[outcome.value]} {outcome.value}" for outcome in Outcome if counts[outcome.value])
-    if not ran:
-        console.print(f"[yellow]No cell ran[/] ({tally}).")
-    elif succeeded(cells, agreement):
-        puzzles = sorted({group.rules for group in agreement})
-        each = "each n" if len(puzzles) == 1 else f"each n and puzzle ({', '.join(puzzles)})"
-        console.print(f"[green]All {len(ran)} cells that ran pass and agree[/]: one sequence for {each} ({tally}).")
-    else:
-        console.print(f"[red]Not all ports pass and agree[/] ({tally}).")
+            failure = ET.SubElement(case, "failure", message=f"the ports print {len(group.by_digest)} different sequences")
+            failure.text = "\n".join(f"{digest}  {', '.join(labels)}" for digest, labels in group.by_digest.items())
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def render_list(console: Console, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
-    table = Table(title="Ports", title_justify="left")
-    for column in ("port", "methods", "interpreter"):
-        table.add_column(column)
-    for port in ports:
-        if port.problem:
-            found = f"[magenta]manifest problem: {escape(port.problem)}[/]"
-        elif port.name in missing:
-            found = f"[yellow]missing: {escape(missing[port.name])}[/]"
-        else:
-            found = "[green]found[/] " + escape(", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items()))
-        table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), found)
-    console.print(table)
-
-
-def write_json(
-    out: TextIO, ports: Sequence[Port], cells: Sequence[Cell], agreement: Sequence[Agreement], versions: Versions
-) -> None:
-    report = {
-        "harness": __version__,
-        "passed": succeeded(cells, agreement),
-        "ports": {
-            port.name: {"summary": port.summary, "versions": versions.get(port.name, {}), "problem": port.problem}
-            for port in ports
-        },
-        "cells": [{**asdict(cell), "outcome": cell.outcome.value} for cell in cells],
-        "agreement": [
-            {"n": group.n, "rules": group.rules, "agrees": group.agrees, "digests": group.by_digest}
-            for group in agreement
-        ],
-    }
-    json.dump(report, out, indent=2)
-    out.write("\n")
-
-
-def render_transcripts(console: Console, replays: Sequence[tuple[Transcript, list[StepResult]]]) -> None:
-    """Each document's session, a line a step; the answer's diff where it changed, the reason where
-    the session could not run."""
-    mark = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "!", Outcome.SKIPPED: "-"}
-    for transcript, results in replays:
-        console.print(f"[bold]{escape(transcript.title)}[/] [dim]({transcript.name})[/]")
-        for result in results:
-            console.print(f"  [{STYLE[result.outcome]}]{mark[result.outcome]}[/] {escape(result.step.query)}")
-            if result.step.note:
-                console.print(f"      [dim]{escape(result.step.note)}[/]")
-            if result.outcome is Outcome.FAIL:
-                for line in _diff_lines(result.diff()):
-                    console.print(f"      {line}")
-        problems = dict.fromkeys(result.detail for result in results if result.detail)
-        for detail in problems:
-            console.print(f"    {escape(detail)}", style="magenta")
-    counts = collections.Counter(result.outcome for _, results in replays for result in results)
-    summary = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome])
-    console.print(f"\n{len(replays)} transcripts, {sum(counts.values())} steps: {summary or 'none'}.")
-
-
-def _figure(value: float | None, spread: tuple[float, float] | None = None, unit: str = "") -> str:
-    if value is None:
-        return "–"
-    text = f"{value:.3g}{unit}"
-    return text + (f" [dim]({spread[0]:.3g}–{spread[1]:.3g})[/]" if spread and len(set(spread)) > 1 else "")
-
-
-def _rate(value: float | None) -> str:
-    return "–" if value is None else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
-
-
-def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, versions: Versions, repeat: int) -> None:
-    """The timings, a row a cell: medians of the runs, with their range."""
-    table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
-    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak RSS MB", "moves/s", "harness moves/s", "compare s", "ratio")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("port", "method") else "right")
-    for cell in cells:
-        if cell.status != "timed":
-            style = "yellow" if cell.status == "not timed" else "magenta"
-            table.add_row(cell.language, cell.method, str(cell.n), f"[{style}]{cell.status}: {escape(cell.detail)}[/]")
-            continue
-        table.add_row(
-            cell.language, cell.method, str(cell.n), f"{cell.moves:,}",
-            _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
-            _figure(cell.median("peak_rss_mb"), cell.spread("peak_rss_mb")),
-            _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
-            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–",
-        )
-    console.print(table)
-    console.print(
-        f"[dim]{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}, "
-        f"commit {machine['commit']}[/]", highlight=False
-    )
-    for port, found in versions.items():
-        console.print(f"[dim]{port}: {', '.join(v or k for k, v in found.items())}[/]", highlight=False)
-
-
-def write_bench_json(out: TextIO, cells: Sequence[BenchCell], machine: dict, versions: Versions, repeat: int) -> None:
-    report = {
-        "harness": __version__,
-        "machine": machine,
-        "versions": versions,
-        "gate_n": GATE_N,
-        "repeat": repeat,
-        "cells": [
+def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
+    """The ports as data, for CI: what each needs installed, whether it runs in PostgreSQL."""
+    return {
+        "ports": [
             {
-                "language": cell.language, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
-                "moves": cell.moves, "runs": [asdict(run) for run in cell.runs],
-                "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
-                "cpu_median": cell.median("cpu"), "peak_rss_mb_median": cell.median("peak_rss_mb"),
-                "moves_per_second": cell.moves_per_second,
-                "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
-                "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
+                "name": port.name,
+                "summary": port.summary,
+                "methods": list(port.methods),
+                "postgresql": port.query is not None,
+                "requires": [
+                    {"executable": req.executable, "install": req.install, "version": versions.get(port.name, {}).get(req.executable)}
+                    for req in port.requires
+                ],
+                "missing": missing.get(port.name),
+                "problem": port.problem,
             }
-            for cell in cells
-        ],
+            for port in ports
+        ]
     }
-    json.dump(report, out, indent=2)
-    out.write("\n")
 
 
-def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict) -> None:
-    """Median wall time against n on a log scale, one panel a method, one line a port."""
-    import matplotlib
+def render_list(console: Console, form: str, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
+    if form == "json":
+        console.out(json.dumps(list_to_json(ports, versions, missing), indent=2), highlight=False)
+        return
 
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
+    def found(port: Port) -> str:
+        if port.problem:
+            return f"manifest problem: {port.problem}"
+        if port.name in missing:
+            return f"missing: {missing[port.name]}"
+        return "found " + ", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items())
 
-    methods = list(dict.fromkeys(cell.method for cell in cells))
-    figure, axes = pyplot.subplots(1, len(methods), figsize=(4.5 * len(methods), 4.2), squeeze=False, sharey=True)
-    for axis, method in zip(axes[0], methods):
-        timed = [cell for cell in cells if cell.method == method and cell.status == "timed"]
-        for language in dict.fromkeys(cell.language for cell in timed):
-            points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.language == language)
-            axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=language)
-        axis.set_yscale("log")
-        axis.set_title(method)
-        axis.set_xlabel("discs (n)")
-        axis.grid(True, which="both", alpha=0.3)
-        if timed:
-            axis.legend(fontsize="small")
-    axes[0][0].set_ylabel("median wall time (s), log scale")
-    figure.suptitle(f"hanoi-polyglot: {machine['cpu']}, {machine['cores']} cores", fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path)
-    pyplot.close(figure)
+    if form == "plain":
+        for port in ports:
+            console.out(f"{port.name}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
+    elif form == "markdown":
+        console.out("| port | methods | interpreter |\n| --- | --- | --- |", highlight=False)
+        for port in ports:
+            console.out(f"| {_md(port.name)} | {', '.join(port.methods)} | {_md(found(port))} |", highlight=False)
+    else:
+        table = Table(title="Ports", title_justify="left")
+        for column in ("port", "methods", "interpreter"):
+            table.add_column(column)
+        for port in ports:
+            style = "magenta" if port.problem else "yellow" if port.name in missing else "green"
+            table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{escape(found(port))}[/]")
+        console.print(table)
+
+
+def port_info(port: Port, versions: Versions) -> PortInfo:
+    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.problem)

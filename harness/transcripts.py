@@ -8,6 +8,7 @@ the toplevel gives. Answers are compared line by line with line endings and trai
 
 from __future__ import annotations
 
+import collections
 import difflib
 import os
 import re
@@ -16,12 +17,16 @@ import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import pexpect
+from rich.console import Console
+from rich.markup import escape
 
 from harness.discover import Port
 from harness.model import Outcome
 from harness.postgres import Database, Unavailable, psql_executable
+from harness.report import STYLE, diff_markup
 
 TRANSCRIPTS = Path("docs") / "transcripts"
 QUIET_SECONDS = 0.5
@@ -157,3 +162,24 @@ def _normalise(text: str, query: str) -> str:
     if lines and lines[0] == query.rstrip():
         lines = lines[1:]
     return "\n".join(lines).strip("\n")
+
+
+def render_transcripts(console: Console, replays: Sequence[tuple[Transcript, list[StepResult]]]) -> None:
+    """Each document's session, a line a step; the answer's diff where it changed, the reason where
+    the session could not run."""
+    mark = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "!", Outcome.SKIPPED: "-"}
+    for transcript, results in replays:
+        console.print(f"[bold]{escape(transcript.title)}[/] [dim]({transcript.name})[/]")
+        for result in results:
+            console.print(f"  [{STYLE[result.outcome]}]{mark[result.outcome]}[/] {escape(result.step.query)}")
+            if result.step.note:
+                console.print(f"      [dim]{escape(result.step.note)}[/]")
+            if result.outcome is Outcome.FAIL:
+                for line in diff_markup(result.diff()):
+                    console.print(f"      {line}")
+        problems = dict.fromkeys(result.detail for result in results if result.detail)
+        for detail in problems:
+            console.print(f"    {escape(detail)}", style="magenta")
+    counts = collections.Counter(result.outcome for _, results in replays for result in results)
+    summary = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome])
+    console.print(f"\n{len(replays)} transcripts, {sum(counts.values())} steps: {summary or 'none'}.")

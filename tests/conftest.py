@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from harness.compare import StreamDigest
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
 PROGRAM_PORTS = ("python", "bash", "prolog", "cpp")
 REAL_PORTS = (*PROGRAM_PORTS, "sql")
+REPORT_SCHEMA = json.loads((ROOT / "harness" / "report.schema.json").read_text())
+jsonschema.Draft202012Validator.check_schema(REPORT_SCHEMA)
 
 
 @pytest.fixture(scope="session")
@@ -144,4 +147,10 @@ def compare_json(
     prefix = ("--root", str(root)) if root else ()
     done = harness(*prefix, "compare", *args, "--json", str(report), env=env)
     assert report.exists(), done.stderr
-    return done, json.loads(report.read_text())
+    return done, valid_report(json.loads(report.read_text()))
+
+
+def valid_report(data: dict) -> dict:
+    """``data``, once checked against the report's JSON Schema (harness/report.schema.json)."""
+    jsonschema.validate(data, REPORT_SCHEMA)
+    return data

@@ -31,17 +31,22 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
     done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive")
     assert done.returncode == 0
     assert report["passed"] is True
+    assert (report["schema_version"], report["command"], report["harness"]) == (1, "compare", "0.1.0")
+    assert report["started"] <= report["finished"]
+    assert report["options"]["n"] == [3, 8] and report["options"]["methods"] == ["recursive"]
+    assert report["commit"] and report["machine"]["cores"] >= 1
     assert set(report["ports"]) == {"bash", "python"}
     assert report["ports"]["python"]["versions"]["python3"].startswith("Python 3.")
     assert report["ports"]["bash"]["versions"]["bash"].startswith("GNU bash ")
     cells = report["cells"]
-    assert [(c["n"], c["language"], c["method"]) for c in cells] == [
-        (3, "bash", "recursive"), (3, "python", "recursive"), (8, "bash", "recursive"), (8, "python", "recursive")
+    assert [cell["id"] for cell in cells] == ["bash/recursive/3", "python/recursive/3", "bash/recursive/8", "python/recursive/8"]
+    assert [(c["n"], c["port"], c["method"], c["puzzle"]) for c in cells] == [
+        (3, "bash", "recursive", "classic"), (3, "python", "recursive", "classic"),
+        (8, "bash", "recursive", "classic"), (8, "python", "recursive", "classic"),
     ]
     for cell in cells:
-        assert set(cell) == {"language", "method", "n", "outcome", "moves", "digest", "seconds", "detail", "diff"}
-        assert (cell["outcome"], cell["moves"], cell["digest"], cell["detail"]) == (
-            "pass", 2 ** cell["n"] - 1, reference_digest(cell["n"]), ""
+        assert (cell["outcome"], cell["reason"], cell["moves"], cell["digest"], cell["detail"]) == (
+            "pass", None, 2 ** cell["n"] - 1, reference_digest(cell["n"]), ""
         )
         assert cell["seconds"] > 0
 
@@ -52,14 +57,14 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
         (["compare", "--n", "-1"], "'-1' is not a number of discs"),
         (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
         (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
-        (["compare"], "Missing option '--n'"),
-        (["compare", "--n", "3", "--lang", "cobol"], "unknown language 'cobol'; known: bash, cpp, prolog, python, sql"),
+        (["compare"], "Missing option '-n' / '--n'"),
+        (["compare", "--n", "3", "--lang", "cobol"], "unknown port 'cobol'; known: bash, cpp, prolog, python, sql"),
         (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative, cyclic"),
         (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
         (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
         (["compare", "--n", "3", "--json", "/no/such/folder/report.json"], "No such file or directory"),
         (["run", "python", "binary", "--n", "-2"], "--n"),
-        (["run", "cobol", "binary", "--n", "2"], "unknown language 'cobol'"),
+        (["run", "cobol", "binary", "--n", "2"], "unknown port 'cobol'"),
         (["run", "python", "sideways", "--n", "2"], "unknown method 'sideways'"),
         (["--root", "/no/such/folder", "list"], "--root"),
         (["compare", "--n", "3", "--dsn", "host"], "not a PostgreSQL connection string"),

@@ -1,0 +1,175 @@
+"""The report as data, and its JSON form: written field by field and read back the same way, so a
+renamed attribute cannot change the format unnoticed. ``report.schema.json`` beside this file
+describes the format; ``schema_version`` changes whenever a reader of the old one would misread it."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.compare import Agreement, agreements, succeeded
+from harness.model import METHODS, Cell, Outcome, Reason
+
+SCHEMA_VERSION = 1
+
+
+class ReportError(ValueError):
+    """A report that cannot be read, or is of another schema version; the message says which and why."""
+
+
+def now() -> str:
+    """The time now, as the report writes it: UTC, ISO 8601, to the second."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def machine() -> dict[str, Any]:
+    """Where a run happened: the CPU, the cores, the OS, the Python."""
+    model = None
+    try:
+        model = next(
+            (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+            None,
+        )
+    except OSError:
+        pass
+    return {
+        "cpu": model or platform.processor() or None,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def commit(root: Path) -> str | None:
+    """The checkout's commit, marked when files differ from it; None where ``root`` is no checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if head.returncode != 0 or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    """What a report records of a port: enough to show it without its manifest."""
+
+    name: str
+    summary: str
+    methods: tuple[str, ...]
+    versions: dict[str, str | None]
+    problem: str | None = None
+
+
+@dataclass
+class Report:
+    """One run of ``compare`` (or several merged): when, where, with what options, and every cell."""
+
+    command: str
+    started: str
+    finished: str
+    commit: str | None
+    options: dict[str, Any]
+    machine: dict[str, Any]
+    ports: list[PortInfo]
+    methods: list[str]
+    cells: list[Cell]
+    harness: str = __version__
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    """For a merged report, the runs it was made from (each one's times, commit, options, machine)."""
+
+    @property
+    def agreement(self) -> list[Agreement]:
+        return agreements(self.cells)
+
+    @property
+    def passed(self) -> bool:
+        return succeeded(self.cells, self.agreement)
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "harness": report.harness,
+        "command": report.command,
+        "started": report.started,
+        "finished": report.finished,
+        "commit": report.commit,
+        "options": report.options,
+        "machine": report.machine,
+        "passed": report.passed,
+        "methods": list(report.methods),
+        "ports": {
+            port.name: {
+                "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.problem,
+            }
+            for port in report.ports
+        },
+        "cells": [_cell_to_json(cell) for cell in report.cells],
+        "agreement": [
+            {"n": group.n, "puzzle": group.rules, "agrees": group.agrees, "digests": group.by_digest}
+            for group in report.agreement
+        ],
+    }
+    if report.sources:
+        data["sources"] = report.sources
+    return data
+
+
+def _cell_to_json(cell: Cell) -> dict[str, Any]:
+    return {
+        "id": cell.id,
+        "port": cell.language,
+        "method": cell.method,
+        "n": cell.n,
+        "puzzle": METHODS[cell.method].name,
+        "outcome": cell.outcome.value,
+        "reason": cell.reason.value if cell.reason else None,
+        "detail": cell.detail,
+        "moves": cell.moves,
+        "digest": cell.digest,
+        "seconds": round(cell.seconds, 6),
+        "diff": list(cell.diff),
+    }
+
+
+def from_json(data: Any, source: str) -> Report:
+    """A report read back; :class:`ReportError` naming ``source`` if it is not one this harness writes."""
+    if not isinstance(data, dict):
+        raise ReportError(f"{source}: not a harness report (a JSON object is expected)")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ReportError(f"{source}: schema version {version!r}; this harness reads version {SCHEMA_VERSION}")
+    try:
+        ports = [
+            PortInfo(name, entry["summary"], tuple(entry["methods"]), dict(entry["versions"]), entry["problem"])
+            for name, entry in data["ports"].items()
+        ]
+        cells = [_cell_from_json(entry) for entry in data["cells"]]
+        return Report(
+            command=data["command"], started=data["started"], finished=data["finished"], commit=data["commit"],
+            options=dict(data["options"]), machine=dict(data["machine"]), ports=ports, methods=list(data["methods"]),
+            cells=cells, harness=data["harness"], sources=list(data.get("sources", [])),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ReportError(f"{source}: not a harness report of schema version {SCHEMA_VERSION} ({type(error).__name__}: {error})") from None
+
+
+def _cell_from_json(entry: dict[str, Any]) -> Cell:
+    if entry["method"] not in METHODS:
+        raise ValueError(f"unknown method {entry['method']!r}")
+    return Cell(
+        entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
+        digest=entry["digest"], seconds=float(entry["seconds"]), detail=entry["detail"], diff=list(entry["diff"]),
+        reason=Reason(entry["reason"]) if entry["reason"] else None,
+    )
