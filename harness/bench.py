@@ -371,7 +371,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str,
         "repeat": repeat,
         "cells": [
             {
-                "language": cell.language, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
+                "port": cell.language, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
                 "moves": cell.moves, "runs": [asdict(run) for run in cell.runs],
                 "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
                 "cpu_median": cell.median("cpu"), "peak_rss_mb_median": cell.median("peak_rss_mb"),

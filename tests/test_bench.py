@@ -22,7 +22,7 @@ def report(tmp_path_factory):
         "--max-moves", "5000", "--json", str(out), "--plot", str(plot),
     )
     data = json.loads(out.read_text())
-    cells = {(cell["language"], cell["method"], cell["n"]): cell for cell in data["cells"]}
+    cells = {(cell["port"], cell["method"], cell["n"]): cell for cell in data["cells"]}
     return done, data, cells, plot
 
 

@@ -23,7 +23,7 @@ def run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("faults")
     root = suite(tmp_path, *FAKES)
     done, report = compare_json(tmp_path, "--n", "0-4", "--timeout", str(TIMEOUT), "--jobs", "4", root=root)
-    cells = {(cell["language"], cell["method"], cell["n"]): cell for cell in report["cells"]}
+    cells = {(cell["port"], cell["method"], cell["n"]): cell for cell in report["cells"]}
     return done, report, cells
 
 
@@ -164,7 +164,7 @@ def test_sql_ports_refusal_of_a_negative_n_shows_on_the_cell(run):
 
 def test_disagreement_is_reported_by_digest(run):
     done, report, _ = run
-    group = next(group for group in report["agreement"] if (group["n"], group["rules"]) == (4, "classic"))
+    group = next(group for group in report["agreement"] if (group["n"], group["puzzle"]) == (4, "classic"))
     assert group["agrees"] is False
     agreeing = group["digests"][reference_digest(4)]
     classic = [method for method in METHODS if METHODS[method].name == "classic"]

@@ -96,7 +96,7 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
 
     done, report = compare_json(tmp_path, "--n", "0-8", root=root)
     assert done.returncode == 0, done.stdout + done.stderr
-    perl = [cell for cell in report["cells"] if cell["language"] == "perl"]
+    perl = [cell for cell in report["cells"] if cell["port"] == "perl"]
     assert {(cell["method"], cell["outcome"]) for cell in perl} == {
         ("binary", "pass"), ("recursive", "pass"), ("cyclic", "pass"), ("iterative", "skipped")
     }

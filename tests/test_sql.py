@@ -186,13 +186,13 @@ def test_unreachable_dsn_is_one_line_naming_host_port_and_database_never_the_pas
     dsn = "postgresql://hanoi:s3cret-word@127.0.0.1:1/towers"
     done, report = compare_json(tmp_path, "--n", "2,3", "--dsn", dsn)
     assert done.returncode == 1
-    sql_cells = [cell for cell in report["cells"] if cell["language"] == "sql"]
+    sql_cells = [cell for cell in report["cells"] if cell["port"] == "sql"]
     assert len(sql_cells) == len(METHODS) * 2
     for cell in sql_cells:
         assert cell["outcome"] == "error"
         assert "\n" not in cell["detail"]
         assert cell["detail"].startswith("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database towers: ")
-    others = [cell for cell in report["cells"] if cell["language"] != "sql"]
+    others = [cell for cell in report["cells"] if cell["port"] != "sql"]
     assert {cell["outcome"] for cell in others} == {"pass"}
     assert "s3cret" not in done.stdout + done.stderr + (tmp_path / "report.json").read_text()
 
@@ -299,7 +299,7 @@ def test_docker_backend_without_an_engine_is_an_error_on_the_sql_cells(tmp_path)
     done, report = compare_json(tmp_path, "--n", "3", "--backend", "docker")
     assert done.returncode == 1
     for cell in report["cells"]:
-        if cell["language"] == "sql":
+        if cell["port"] == "sql":
             assert cell["outcome"] == "error"
             assert cell["detail"].startswith("no PostgreSQL container: the Docker engine did not start one (")
         else:

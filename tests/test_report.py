@@ -1,0 +1,89 @@
+"""The report in each of its forms: plain for logs (whole lines, no box drawing, within 80 columns),
+Markdown, JSON on standard output with the table on standard error, JUnit XML read back by a JUnit
+reader, and the Problems list grouped by port and reason with each distinct diff once."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from conftest import REAL_PORTS, harness, reference_digest, suite, valid_report
+from harness.model import METHODS
+
+BOX_DRAWING = re.compile("[\u2500-\u257f]")
+
+
+def test_plain_output_reads_cleanly_in_80_columns_through_a_pipe():
+    done = harness("compare", "--n", "5", env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Tower of Hanoi, n = 5"
+    assert not BOX_DRAWING.search(done.stdout)
+    assert max(map(len, lines)) <= 80, max(lines, key=len)
+    assert all(line == line.rstrip() for line in lines)
+    assert re.search(r"^python +pass · 31 moves +pass · 31 moves +pass · 31 moves +pass · 119 moves$", done.stdout, re.M)
+    assert re.search(r"^  bash: GNU bash \d", done.stdout, re.M)
+    assert lines[-1] == f"All {len(REAL_PORTS) * len(METHODS)} cells that ran pass and agree: one sequence a puzzle and n ({len(REAL_PORTS) * len(METHODS)} pass)."
+
+
+def test_problems_are_grouped_by_port_and_reason_each_on_one_line_and_each_diff_shown_once(tmp_path):
+    root = suite(tmp_path, "seed-b_toh", "crash", "missing-interpreter", real=("python",))
+    done = harness("--root", str(root), "compare", "--n", "2-4", "--format", "plain")
+    assert done.returncode == 1
+    problems = done.stdout.split("\nProblems\n")[1].split("\n\n")[0].splitlines()
+    ports = [line.split(":")[0].strip() for line in problems]
+    assert ports == sorted(ports) and set(ports) == {"crash", "missing-interpreter", "seed-b_toh"}
+    assert "  seed-b_toh: fail (violation) binary n=2,4: after 3 moves the discs are not all on peg 2" in problems[1:] or any(
+        line.startswith("  seed-b_toh: fail (violation) binary n=") for line in problems
+    )
+    assert any(line.startswith("  missing-interpreter: skipped (missing-interpreter) binary,recursive,iterative n=2-4: ") for line in problems)
+    assert any(line.startswith("  crash: error (crash) ") for line in problems)
+    assert not any("does not offer" in line for line in problems)  # not offered is no problem
+    assert re.search(r"^seed-b_toh +— +—  +— *$|^seed-b_toh .*—", done.stdout, re.M)
+    plus = [line for line in done.stdout.splitlines() if line.startswith("  +++ ")]
+    assert len(plus) == len(set(plus))  # each distinct difference once
+
+
+def test_json_on_stdout_puts_the_table_on_stderr():
+    done = harness("compare", "--n", "3", "--lang", "python", "--method", "binary,cyclic", "--format", "json")
+    assert done.returncode == 0
+    report = valid_report(json.loads(done.stdout))
+    assert [cell["id"] for cell in report["cells"]] == ["python/binary/3", "python/cyclic/3"]
+    assert "Tower of Hanoi, n = 3" in done.stderr
+    dash = harness("compare", "--n", "3", "--lang", "python", "--method", "binary", "--json", "-")
+    assert valid_report(json.loads(dash.stdout))["cells"][0]["digest"] == reference_digest(3)
+    assert "Tower of Hanoi, n = 3" in dash.stderr
+
+
+def test_junit_markdown_and_json_files_are_written_and_valid(tmp_path):
+    j, m, r = tmp_path / "j.xml", tmp_path / "m.md", tmp_path / "r.json"
+    root = suite(tmp_path, "seed-b_toh")
+    done = harness("--root", str(root), "compare", "--n", "0-5", "--junit", str(j), "--markdown", str(m), "--json", str(r))
+    assert done.returncode == 1, done.stdout + done.stderr  # seed-b_toh ends on the wrong peg for even n
+    report = valid_report(json.loads(r.read_text()))
+    assert len(report["cells"]) == 6 * (len(REAL_PORTS) + 1) * len(METHODS)
+
+    xml = JUnitXml.fromfile(str(j))
+    suites = {suite.name: suite for suite in xml}
+    assert set(suites) == {*REAL_PORTS, "seed-b_toh", "agreement"}
+    for port in REAL_PORTS:
+        assert (suites[port].tests, suites[port].failures, suites[port].errors, suites[port].skipped) == (24, 0, 0, 0)
+    fake = {case.name: case for case in suites["seed-b_toh"]}
+    assert len(fake) == 24
+    [failure] = fake["binary/2"].result
+    assert isinstance(failure, Failure) and failure.type == "violation"
+    assert "the discs are not all on peg 2" in failure.message and "+++ seed-b_toh/binary n=2" in failure.text
+    assert fake["binary/3"].is_passed
+    [skipped] = fake["cyclic/3"].result
+    assert isinstance(skipped, Skipped) and skipped.type == "not-offered"
+    disagreements = [case for case in suites["agreement"] if case.result]
+    assert {case.name for case in disagreements} == {"classic/2", "classic/4"}
+    assert not any(isinstance(result, Error) for suite in xml for case in suite for result in case.result)
+
+    text = m.read_text()
+    assert text.startswith("### ❌ Tower of Hanoi, n = 0-5\n")
+    assert "| port | version | binary | recursive | iterative | cyclic |" in text
+    assert re.search(r"^\| seed-b_toh \| .* \| ❌ fail n=2,4<br>✅ pass ×4 · 39 moves \| — \| — \| — \|$", text, re.M), text
+    assert "```diff" in text and "**Not all ports pass and agree" in text
