@@ -1,5 +1,6 @@
 # The two commands a newcomer needs: `make compare` and `make test`.
-# Both set up a virtual environment in .venv first (once, and again when pyproject.toml changes).
+# Both set up a virtual environment in .venv first (once, and again when pyproject.toml changes);
+# make test runs the static checks (ruff, mypy) before the tests.
 
 VENV ?= .venv
 N ?= 5
@@ -10,6 +11,8 @@ compare: $(VENV)/.installed tools
 	$(VENV)/bin/harness compare --n $(N)
 
 test: $(VENV)/.installed tools
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 # The tools the ports need beyond Python and Bash, each as COMMAND:DEBIAN-PACKAGE:HOMEBREW-FORMULA.

@@ -10,7 +10,6 @@ the very code ``compare`` uses.
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import subprocess
 import tempfile

@@ -30,7 +30,8 @@ from harness.report import FORMATS, Versions, junit, markdown, port_info, render
 from harness.run import become_subreaper, missing_requirement, sweep_orphans, version
 from harness.scaffold import ScaffoldError, new_language
 from harness.serialize import Report, ReportError, commit, from_json, machine, now, to_json
-from harness.transcripts import TranscriptError, discover as discover_transcripts, render_transcripts, replay
+from harness.transcripts import TranscriptError, render_transcripts, replay
+from harness.transcripts import discover as discover_transcripts
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MAX_DISCS = 64
@@ -408,14 +409,15 @@ def run(ports: list[Port], port_name: str, method: str, ns: list[int], timeout: 
     by_name = {port.name: port for port in ports}
     port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
-    out = sys.stdout
+    def show(line: str) -> None:
+        sys.stdout.write(line + "\n")
+
     with _database(backend, dsn) as database:
         cell = evaluate(
             port, method, ns[0], timeout, strict, database=database,
-            on_line=(lambda line: out.write(line + "\n")) if raw else None,
-            on_move=None if raw else (lambda move: out.write(move.canonical() + "\n")),
+            on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
         )
-    out.flush()
+    sys.stdout.flush()
     if cell.outcome is not Outcome.PASS:
         err = Console(stderr=True)
         err.print(f"{cell.label}: {cell.outcome.value}: {cell.detail}", highlight=False, markup=False)
