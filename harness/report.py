@@ -183,7 +183,8 @@ def diff_markup(diff: Sequence[str]) -> list[str]:
 
 
 def _pretty(view: _View, console: Console) -> None:
-    table = Table(title=view.title, title_justify="left")
+    console.print(view.title, style="bold", highlight=False)
+    table = Table()
     table.add_column("port")
     for method in view.methods:
         table.add_column(method)
