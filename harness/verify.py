@@ -8,7 +8,7 @@ from harness.model import PEGS, Move, Problem, Rules, Violation
 
 
 def describe(move: Move) -> str:
-    disk = "a disc" if move.disk is None else f"disk {move.disk}"
+    disk = "a disc" if move.disk is None else f"disc {move.disk}"
     return f"{disk} from peg {move.src} to peg {move.dst}"
 
 
@@ -37,9 +37,9 @@ class Board:
             self._break(move, f"peg {move.src} is empty")
         disk = source[-1]
         if move.disk is not None and move.disk != disk:
-            self._break(move, f"the top of peg {move.src} is disk {disk}, not disk {move.disk}")
+            self._break(move, f"the top of peg {move.src} is disc {disk}, not disc {move.disk}")
         if target and target[-1] < disk:
-            self._break(move, f"puts disk {disk} on smaller disk {target[-1]}")
+            self._break(move, f"puts disc {disk} on smaller disc {target[-1]}")
         target.append(source.pop())
         return Move(disk, move.src, move.dst)
 

@@ -72,9 +72,9 @@ def test_garbage_names_the_line_and_what_was_expected(run):
 def test_illegal_move_fails_naming_move_and_rule(run):
     cell = run[2][("illegal", "binary", 3)]
     assert cell["outcome"] == "fail"
-    assert cell["detail"] == "line 2: move 2 (disk 2 from peg 0 to peg 2): puts disk 2 on smaller disk 1"
+    assert cell["detail"] == "line 2: move 2 (disc 2 from peg 0 to peg 2): puts disc 2 on smaller disc 1"
     even = run[2][("illegal", "iterative", 4)]
-    assert even["detail"] == "line 2: move 2 (disk 2 from peg 0 to peg 1): puts disk 2 on smaller disk 1"
+    assert even["detail"] == "line 2: move 2 (disc 2 from peg 0 to peg 1): puts disc 2 on smaller disc 1"
     assert cell["digest"] is None
     assert cell["diff"][2:] == ["@@ -1,5 +1,5 @@", "  1 0 2", "- 2 0 1", "- 1 2 1", "- 3 0 2", "- 1 1 0",
                                 "+ 2 0 2", "+ 1 2 1", "+ 3 0 2", "+ 1 1 0"]
@@ -84,7 +84,7 @@ def test_wrong_but_legal_sequence_fails_on_the_move_count_with_a_diff(run):
     cells = run[2]
     cell = cells[("detour", "recursive", 2)]
     assert cell["outcome"] == "fail"
-    assert cell["detail"] == "line 4: move 4 (disk 2 from peg 0 to peg 2): more moves than the optimal 3 (2^n - 1)"
+    assert cell["detail"] == "line 4: move 4 (disc 2 from peg 0 to peg 2): more moves than the optimal 3 (2^n - 1)"
     assert cell["diff"] == [
         "--- reference", "+++ detour/recursive n=2", "@@ -1,3 +1,5 @@",
         "  1 0 1", "- 2 0 2", "- 1 1 2", "+ 1 1 0", "+ 1 0 1", "+ 2 0 2", "+ 1 1 2",
@@ -95,7 +95,7 @@ def test_wrong_but_legal_sequence_fails_on_the_move_count_with_a_diff(run):
 def test_wrong_disk_number_fails(run):
     cell = run[2][("wrong-disk", "iterative", 4)]
     assert cell["outcome"] == "fail"
-    assert cell["detail"] == "line 2: move 2 (disk 3 from peg 0 to peg 2): the top of peg 0 is disk 2, not disk 3"
+    assert cell["detail"] == "line 2: move 2 (disc 3 from peg 0 to peg 2): the top of peg 0 is disc 2, not disc 3"
 
 
 def test_missing_interpreter_is_skipped_with_how_to_install(run):
@@ -196,7 +196,7 @@ def test_a_classic_move_in_the_cyclic_puzzle_breaks_its_one_way_rule(run):
     cell = run[2][("cyclic-classic", "cyclic", 3)]
     assert cell["outcome"] == "fail"
     assert cell["detail"] == (
-        "line 1: move 1 (disk 1 from peg 0 to peg 2): a disc may only go from peg p to peg (p + 1) mod 3"
+        "line 1: move 1 (disc 1 from peg 0 to peg 2): a disc may only go from peg p to peg (p + 1) mod 3"
     )
     assert cell["diff"][3:5] == ["- 1 0 1", "- 1 1 2"]
     assert cell["diff"][-4:] == ["+ 1 0 2", "+ 2 0 1", "+ 1 2 1", "+ 3 0 2"]

@@ -70,7 +70,7 @@ def test_a_move_onto_a_smaller_disc_is_caught(walk, data):
     assume(bad)
     src, dst = data.draw(st.sampled_from(bad))
     with pytest.raises(Violation, match=rf"^move {len(walk) + 1} \(a disc from peg {src} to peg {dst}\): "
-                       rf"puts disk {pegs[src][-1]} on smaller disk {pegs[dst][-1]}$"):
+                       rf"puts disc {pegs[src][-1]} on smaller disc {pegs[dst][-1]}$"):
         board.play(Move(None, src, dst))
 
 
@@ -94,7 +94,7 @@ def test_a_wrong_disc_number_is_caught(walk, claimed):
     if claimed == last.disk:
         assert board.play(last._replace(disk=claimed)) == last
     else:
-        with pytest.raises(Violation, match=rf"the top of peg {last.src} is disk {last.disk}, not disk {claimed}$"):
+        with pytest.raises(Violation, match=rf"the top of peg {last.src} is disc {last.disk}, not disc {claimed}$"):
             board.play(last._replace(disk=claimed))
 
 
@@ -111,7 +111,7 @@ def test_a_move_past_the_optimal_count_is_caught_when_it_is_made():
     board = Board(2, CLASSIC)
     for move in [Move(1, 0, 1), Move(1, 1, 0), Move(1, 0, 1)]:
         board.play(move)
-    with pytest.raises(Violation, match=r"^move 4 \(disk 2 from peg 0 to peg 2\): more moves than the optimal 3 \(2\^n - 1\)$"):
+    with pytest.raises(Violation, match=r"^move 4 \(disc 2 from peg 0 to peg 2\): more moves than the optimal 3 \(2\^n - 1\)$"):
         board.play(Move(2, 0, 2))
 
 
@@ -149,5 +149,5 @@ def test_a_cyclic_move_backwards_breaks_the_one_way_rule(src, dst):
 
 def test_classic_moves_solve_the_classic_puzzle_but_not_the_cyclic_one():
     board = Board(2, CYCLIC)
-    with pytest.raises(Violation, match=r"^move 1 \(disk 1 from peg 0 to peg 2\): a disc may only go"):
+    with pytest.raises(Violation, match=r"^move 1 \(disc 1 from peg 0 to peg 2\): a disc may only go"):
         board.play(Move(1, 0, 2))
