@@ -328,7 +328,8 @@ def compare(
     ports, methods = _chosen(ports, port_names, method_names)
     started = now()
     with _database(backend, dsn) as database, _progress() as progress:
-        task = progress.add_task("cells", total=len(ports) * len(methods) * len(ns))
+        held = [1 for port in ports for method in methods for n in ns if shard is None or shard.holds(port.name, method, n)]
+        task = progress.add_task("cells", total=len(held))
         cells = evaluate_all(
             ports, methods, ns, jobs, timeout, strict, database,
             on_done=lambda cell: progress.update(task, advance=1, description=cell.label),

@@ -116,7 +116,7 @@ def test_run_of_a_failing_cell_says_why_and_exits_1(tmp_path):
 def test_list_shows_ports_interpreters_and_versions(tmp_path):
     root = suite(tmp_path, "missing-interpreter", "broken-manifest")
     done = harness("--root", str(root), "list")
-    assert done.returncode == 0
+    assert done.returncode == 1  # a broken manifest fails the run, as it does in compare
     assert "Python 3." in done.stdout and "GNU bash" in done.stdout
     assert "missing: hanoi-interpreter-nobody-has; apt-get install hanoi-interpreter" in done.stdout
     assert "manifest problem" in done.stdout
@@ -127,7 +127,7 @@ def test_strict_fails_the_run_on_a_missing_interpreter(tmp_path):
     assert harness("--root", str(root), "compare", "--n", "2").returncode == 0
     strict = harness("--root", str(root), "compare", "--n", "2", "--strict")
     assert strict.returncode == 1
-    assert "error missing-interpreter/binary,recursive,iterative n=2" in strict.stdout
+    assert "missing-interpreter: error (missing-interpreter) binary,recursive,iterative n=2: hanoi-interpreter-nobody-has not found" in strict.stdout
 
 
 def test_a_run_where_nothing_ran_says_so(tmp_path):

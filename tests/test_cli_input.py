@@ -3,11 +3,12 @@ naming the file, for a report it cannot write), never a traceback, never a passw
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from conftest import harness, suite
+from conftest import harness, suite, valid_report
 
 PASSWORD = "secretpw"
 
@@ -83,3 +84,20 @@ def test_list_exits_1_for_a_broken_manifest(tmp_path):
     root = suite(tmp_path, "broken-manifest", real=("python",))
     done = harness("--root", str(root), "list")
     assert done.returncode == 1 and "manifest problem" in done.stdout
+
+
+def test_fail_fast_starts_no_cell_after_a_failure(tmp_path):
+    root = suite(tmp_path, "crash", real=("python",))
+    done = harness("--root", str(root), "compare", "-n", "2,3", "-m", "binary", "-j", "1", "-x", "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 1
+    cells = {cell["id"]: cell for cell in valid_report(json.loads((tmp_path / "r.json").read_text()))["cells"]}
+    assert cells["crash/binary/2"]["reason"] == "crash"
+    assert [cells[id]["reason"] for id in ("python/binary/2", "crash/binary/3", "python/binary/3")] == ["not-run"] * 3
+
+
+def test_one_exit_code_policy_a_skipped_cell_is_no_failure(tmp_path):
+    root = suite(tmp_path, "hang", "missing-interpreter", real=())
+    not_offered = harness("--root", str(root), "run", "hang", "recursive", "-n", "2")
+    assert not_offered.returncode == 0 and "skipped: hang does not offer the recursive method" in not_offered.stderr
+    assert harness("--root", str(root), "list", "-l", "missing-interpreter").returncode == 0
+    assert harness("--root", str(root), "list", "-l", "missing-interpreter", "--strict").returncode == 1
