@@ -159,7 +159,6 @@ class Reason(str, enum.Enum):
     BUILD = "build"
     MANIFEST = "manifest"
     DATABASE = "database"
-    LIMIT = "limit"  # the port went past a limit the harness sets on what it prints
     NOT_OFFERED = "not-offered"
     MISSING_INTERPRETER = "missing-interpreter"
     TOO_MANY_MOVES = "too-many-moves"

@@ -42,7 +42,7 @@ def one_line(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Problem:
+class Fault:
     """One problem as it happened to one port, for one reason and detail, over some methods and n."""
 
     port: str
@@ -73,14 +73,14 @@ def offered(cell: Cell) -> bool:
     return cell.reason is not Reason.NOT_OFFERED
 
 
-def problems(cells: Iterable[Cell]) -> list[Problem]:
+def faults(cells: Iterable[Cell]) -> list[Fault]:
     """Each distinct problem once, grouped by port and reason; a method a port does not offer is no problem."""
     grouped: dict[tuple[str, Outcome, Reason | None, str], list[Cell]] = collections.defaultdict(list)
     for cell in cells:
         if cell.outcome is not Outcome.PASS and offered(cell):
             grouped[(cell.language, cell.outcome, cell.reason, cell.detail)].append(cell)
     found = [
-        Problem(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
+        Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
         for (port, outcome, reason, detail), group in grouped.items()
     ]
     return sorted(found, key=lambda p: (p.port, p.reason.value if p.reason else "", p.methods, p.ns))
@@ -126,7 +126,7 @@ class _View:
     title: str
     methods: list[str]
     rows: list[tuple[str, str, list[list[tuple[Outcome | None, str]]]]]  # port, versions, a column per method
-    problems: list[Problem]
+    problems: list[Fault]
     differences: list[Difference]
     disagreements: list[tuple[str, list[tuple[str, list[str]]]]]
     verdict: str
@@ -160,7 +160,7 @@ def _view(report: Report) -> _View:
     else:
         verdict = f"Not all ports pass and agree ({tally})."
     return _View(
-        f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, problems(cells), differences(cells),
+        f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, faults(cells), differences(cells),
         disagreements, verdict, report.passed,
     )
 
@@ -220,8 +220,8 @@ def _pretty(view: _View, console: Console) -> None:
     console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
 
 
-def _by_port(found: list[Problem]) -> list[tuple[str, list[Problem]]]:
-    grouped: dict[str, list[Problem]] = {}
+def _by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
+    grouped: dict[str, list[Fault]] = {}
     for problem in found:
         grouped.setdefault(problem.port, []).append(problem)
     return list(grouped.items())
