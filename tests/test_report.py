@@ -10,7 +10,8 @@ import re
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import REAL_PORTS, harness, reference_digest, suite, valid_report
-from harness.model import METHODS
+from harness.model import METHODS, Cell, Outcome, Reason
+from harness.report import differences, faults
 
 BOX_DRAWING = re.compile("[\u2500-\u257f]")
 
@@ -86,3 +87,16 @@ def test_junit_markdown_and_json_files_are_written_and_valid(tmp_path):
     assert "| port | version | binary | recursive | iterative | cyclic |" in text
     assert re.search(r"^\| seed-b_toh \| .* \| ❌ fail n=2,4<br>✅ pass ×4 · 39 moves \| — \| — \| — \|$", text, re.M), text
     assert "```diff" in text and "**Not all ports pass and agree" in text
+
+
+def test_the_same_difference_in_several_cells_is_shown_once_naming_them_all():
+    diff = ["@@ -1,2 +1,2 @@", "- 1 0 2", "+ 1 0 1"]
+    cells = [
+        Cell(port, "binary", 1, Outcome.FAIL, digest="d", reason=Reason.VIOLATION, detail="wrong", diff=["--- reference", f"+++ {port}/binary n=1", *diff])
+        for port in ("a", "b")
+    ] + [Cell("c", "binary", 1, Outcome.FAIL, reason=Reason.VIOLATION, detail="other", diff=["--- reference", "+++ c/binary n=1", "@@ -1 +1 @@"])]
+    found = differences(cells)
+    assert [(d.labels, d.lines) for d in found] == [
+        (("a/binary n=1", "b/binary n=1"), tuple(diff)), (("c/binary n=1",), ("@@ -1 +1 @@",))
+    ]
+    assert [(f.port, f.detail) for f in faults(cells)] == [("a", "wrong"), ("b", "wrong"), ("c", "other")]
