@@ -264,7 +264,8 @@ def _sweep_leftovers() -> None:
 
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
-a manifest is broken or a report could not be written; 2 for a usage error; 130 on Ctrl-C."""
+a manifest is broken or a report could not be written; 2 for a usage error; 128 + the signal's
+number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
