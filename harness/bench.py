@@ -52,7 +52,7 @@ class Run:
 class BenchCell:
     """One (port, method, n): its runs after a warm-up, or why it was not timed."""
 
-    language: str
+    port: str
     method: str
     n: int
     status: str = "timed"  # timed, or not timed: failed the gate, too many moves, error
@@ -342,10 +342,10 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, ve
     for cell in cells:
         if cell.status != "timed":
             style = "yellow" if cell.status == "not timed" else "magenta"
-            table.add_row(cell.language, cell.method, str(cell.n), f"[{style}]{cell.status}: {escape(cell.detail)}[/]")
+            table.add_row(cell.port, cell.method, str(cell.n), f"[{style}]{cell.status}: {escape(cell.detail)}[/]")
             continue
         table.add_row(
-            cell.language, cell.method, str(cell.n), f"{cell.moves:,}",
+            cell.port, cell.method, str(cell.n), f"{cell.moves:,}",
             _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
             _figure(cell.median("peak_rss_mb"), cell.spread("peak_rss_mb")),
             _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
@@ -370,7 +370,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str,
         "repeat": repeat,
         "cells": [
             {
-                "port": cell.language, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
+                "port": cell.port, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
                 "moves": cell.moves, "runs": [asdict(run) for run in cell.runs],
                 "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
                 "cpu_median": cell.median("cpu"), "peak_rss_mb_median": cell.median("peak_rss_mb"),
@@ -394,9 +394,9 @@ def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict) -> None:
     figure, axes = pyplot.subplots(1, len(methods), figsize=(4.5 * len(methods), 4.2), squeeze=False, sharey=True)
     for axis, method in zip(axes[0], methods):
         timed = [cell for cell in cells if cell.method == method and cell.status == "timed"]
-        for language in dict.fromkeys(cell.language for cell in timed):
-            points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.language == language)
-            axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=language)
+        for port in dict.fromkeys(cell.port for cell in timed):
+            points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.port == port)
+            axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=port)
         axis.set_yscale("log")
         axis.set_title(method)
         axis.set_xlabel("discs (n)")

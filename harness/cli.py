@@ -373,7 +373,7 @@ def merge(reports: tuple[str, ...], mixed: bool, form: str | None, json_file: st
             ports.setdefault(port.name, port)
     methods = [method for method in METHODS if any(method in report.methods for report in read)]
     order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
-    cells = sorted((cell for report in read for cell in report.cells), key=lambda c: (c.n, *order[(c.language, c.method)]))
+    cells = sorted((cell for report in read for cell in report.cells), key=lambda c: (c.n, *order[(c.port, c.method)]))
     merged = Report(
         "merge", min(r.started for r in read), max(r.finished for r in read), commits.pop() if len(commits) == 1 else None,
         {"reports": list(reports), "mixed": mixed}, machine(), [ports[name] for name in sorted(ports)], methods, cells,
@@ -498,7 +498,7 @@ def bench_command(
         task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
         cells = bench(
             ports, methods, ns, repeat, max_moves, timeout, database,
-            on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.language}/{cell.method} n={cell.n}"),
+            on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.port}/{cell.method} n={cell.n}"),
         )
         versions = _versions(ports, database)
     render_bench(console, cells, about, versions, repeat)

@@ -144,7 +144,7 @@ def agreements(cells: Iterable[Cell]) -> list[Agreement]:
     for cell in cells:
         if cell.digest is not None:
             groups[(cell.n, METHODS[cell.method].name)].setdefault(cell.digest, []).append(
-                f"{cell.language}/{cell.method}"
+                f"{cell.port}/{cell.method}"
             )
     return [Agreement(n, rules, by_digest) for (n, rules), by_digest in sorted(groups.items())]
 

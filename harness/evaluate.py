@@ -251,7 +251,7 @@ class _Reading:
         if cell.outcome is Outcome.FAIL:
             if self.read_all:
                 self.divergence.finish(self._expected)
-            cell.diff = self.divergence.unified("reference", f"{cell.language}/{cell.method} n={cell.n}")
+            cell.diff = self.divergence.unified("reference", f"{cell.port}/{cell.method} n={cell.n}")
 
 
 def evaluate_all(

@@ -169,7 +169,7 @@ class Reason(str, enum.Enum):
 class Cell:
     """One port running one method for one n, and everything learnt from it."""
 
-    language: str
+    port: str
     method: str
     n: int
     outcome: Outcome = Outcome.ERROR
@@ -183,11 +183,11 @@ class Cell:
     @property
     def id(self) -> str:
         """``python/recursive/5``: the same cell in every run, on every machine."""
-        return cell_id(self.language, self.method, self.n)
+        return cell_id(self.port, self.method, self.n)
 
     @property
     def label(self) -> str:
-        return f"{self.language}/{self.method} n={self.n}"
+        return f"{self.port}/{self.method} n={self.n}"
 
 
 def cell_id(port: str, method: str, n: int) -> str:

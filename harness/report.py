@@ -78,7 +78,7 @@ def faults(cells: Iterable[Cell]) -> list[Fault]:
     grouped: dict[tuple[str, Outcome, Reason | None, str], list[Cell]] = collections.defaultdict(list)
     for cell in cells:
         if cell.outcome is not Outcome.PASS and offered(cell):
-            grouped[(cell.language, cell.outcome, cell.reason, cell.detail)].append(cell)
+            grouped[(cell.port, cell.outcome, cell.reason, cell.detail)].append(cell)
     found = [
         Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
         for (port, outcome, reason, detail), group in grouped.items()
@@ -138,7 +138,7 @@ def _view(report: Report) -> _View:
     ns = sorted({cell.n for cell in cells})
     by_port: dict[tuple[str, str], list[Cell]] = collections.defaultdict(list)
     for cell in cells:
-        by_port[(cell.language, cell.method)].append(cell)
+        by_port[(cell.port, cell.method)].append(cell)
     rows = [
         (port.name, ", ".join(v for v in port.versions.values() if v),
          [_column(by_port[(port.name, method)], len(ns) == 1) for method in report.methods])
@@ -290,7 +290,7 @@ def junit(report: Report) -> str:
     suites = ET.Element("testsuites", name="hanoi-polyglot")
     by_port: dict[str, list[Cell]] = {}
     for cell in report.cells:
-        by_port.setdefault(cell.language, []).append(cell)
+        by_port.setdefault(cell.port, []).append(cell)
     for port, cells in by_port.items():
         suite = ET.SubElement(suites, "testsuite", name=port)
         counts = collections.Counter(cell.outcome for cell in cells)

@@ -129,7 +129,7 @@ def to_json(report: Report) -> dict[str, Any]:
 def _cell_to_json(cell: Cell) -> dict[str, Any]:
     return {
         "id": cell.id,
-        "port": cell.language,
+        "port": cell.port,
         "method": cell.method,
         "n": cell.n,
         "puzzle": METHODS[cell.method].name,

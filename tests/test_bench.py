@@ -29,9 +29,9 @@ def report(tmp_path_factory):
 def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(report):
     done, data, cells, _ = report
     assert done.returncode == 0, done.stdout + done.stderr
-    for language in ("python", "cpp", "sql"):
+    for port in ("python", "cpp", "sql"):
         for method, n in [("recursive", 4), ("recursive", 9), ("cyclic", 4)]:
-            cell = cells[(language, method, n)]
+            cell = cells[(port, method, n)]
             assert cell["status"] == "timed", cell
             assert cell["moves"] == METHODS[method].optimal_count(n)
             assert len(cell["runs"]) == 2

@@ -37,10 +37,10 @@ def test_run_fails_but_reports_every_cell(run):
 
 def test_healthy_ports_still_pass(run):
     _, _, cells = run
-    for language in REAL_PORTS:
+    for port in REAL_PORTS:
         for method in METHODS:
             for n in range(5):
-                cell = cells[(language, method, n)]
+                cell = cells[(port, method, n)]
                 assert cell["outcome"] == "pass", cell
                 assert cell["digest"] == reference_digest(n, method)
 
@@ -168,7 +168,7 @@ def test_disagreement_is_reported_by_digest(run):
     assert group["agrees"] is False
     agreeing = group["digests"][reference_digest(4)]
     classic = [method for method in METHODS if METHODS[method].name == "classic"]
-    assert {f"{language}/{method}" for language in REAL_PORTS for method in classic} <= set(agreeing)
+    assert {f"{port}/{method}" for port in REAL_PORTS for method in classic} <= set(agreeing)
     wrong = [labels for digest, labels in group["digests"].items() if digest != reference_digest(4)]
     assert sorted(label for labels in wrong for label in labels) == ["seed-b_toh/binary", "seed-i_toh/iterative"]
     assert "n=4 (classic): the ports print 2 different sequences" in done.stdout

@@ -42,7 +42,7 @@ def attacked(tmp_path_factory):
         capture_output=True, text=True, timeout=300, cwd=ROOT, env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)},
     )
     assert left_behind(tmpdir) is None
-    cells = {cell["language"]: cell for cell in json.loads(report.read_text())["cells"] if cell["method"] == "binary"}
+    cells = {cell["port"]: cell for cell in json.loads(report.read_text())["cells"] if cell["method"] == "binary"}
     return done, cells, int(peak.read_text()) / 1024
 
 

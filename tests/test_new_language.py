@@ -103,7 +103,7 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert report["ports"]["perl"]["versions"]["perl"].startswith("This is perl 5")
     for group in report["agreement"]:
         [(digest, labels)] = group["digests"].items()
-        methods = ["binary", "recursive"] if group["rules"] == "classic" else ["cyclic"]
+        methods = ["binary", "recursive"] if group["puzzle"] == "classic" else ["cyclic"]
         assert {f"perl/{method}" for method in methods} | {f"python/{method}" for method in methods} <= set(labels)
     assert not (ROOT / "perl").exists()
 

@@ -15,10 +15,10 @@ NS = range(11)
 
 
 @pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("language", REAL_PORTS)
-def test_each_method_prints_the_reference_moves(real_ports, database, language, method):
+@pytest.mark.parametrize("port", REAL_PORTS)
+def test_each_method_prints_the_reference_moves(real_ports, database, port, method):
     for n in NS:
-        cell = evaluate(real_ports[language], method, n, database=database)
+        cell = evaluate(real_ports[port], method, n, database=database)
         assert (cell.outcome, cell.detail) == (Outcome.PASS, ""), cell.label
         assert cell.moves == METHODS[method].optimal_count(n)
         assert cell.digest == reference_digest(n, method), cell.label
@@ -32,13 +32,13 @@ def test_all_ports_and_methods_agree_through_compare(tmp_path):
     assert len(report["cells"]) == len(REAL_PORTS) * len(METHODS) * len(NS)
     assert {cell["outcome"] for cell in report["cells"]} == {"pass"}
     rules = {rules.name: [name for name in METHODS if METHODS[name] is rules] for rules in METHODS.values()}
-    assert [(group["n"], group["rules"]) for group in report["agreement"]] == [(n, name) for n in NS for name in sorted(rules)]
+    assert [(group["n"], group["puzzle"]) for group in report["agreement"]] == [(n, name) for n in NS for name in sorted(rules)]
     for group in report["agreement"]:
         assert group["agrees"] is True
         [(digest, labels)] = group["digests"].items()
-        methods = rules[group["rules"]]
+        methods = rules[group["puzzle"]]
         assert digest == reference_digest(group["n"], methods[0])
-        assert sorted(labels) == sorted(f"{language}/{method}" for language in REAL_PORTS for method in methods)
+        assert sorted(labels) == sorted(f"{port}/{method}" for port in REAL_PORTS for method in methods)
 
 
 @pytest.mark.parametrize("language", PROGRAM_PORTS)
