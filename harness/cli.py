@@ -234,8 +234,8 @@ def _terminate(number: int, _frame: object) -> None:
 def main() -> None:
     """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
     Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal."""
-    for number in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, _terminate)
+    for handled in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(handled, _terminate)
     become_subreaper()
     try:
         sys.exit(cli.main(standalone_mode=False))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-
-import regex
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import regex
 
 from harness.model import METHODS, PEGS
 

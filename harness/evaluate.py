@@ -11,11 +11,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable, Iterator
 
-from harness.compare import Divergence, StreamDigest
 from harness.build import BuildFailed, build
+from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Shard, Violation
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Shard, Violation
 from harness.normalise import OutputStream, Unreadable, reader, text
 from harness.postgres import Database, QueryStream, Unavailable
 from harness.run import Interrupted, PortProcess, missing_requirement

@@ -84,7 +84,7 @@ def cannot_connect(dsn: str, error: Exception) -> str:
     reason = _first_line(error)
     password = params.get("password") or os.environ.get("PGPASSWORD")
     if password:
-        reason = reason.replace(password, "***")
+        reason = reason.replace(str(password), "***")
     return f"cannot connect to PostgreSQL at host {host}, port {port}, database {database}: {reason}"
 
 
@@ -248,7 +248,8 @@ class Database:
             dsn = self.backend.start()
             self._started = True
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT) as connection:
-                number = connection.execute("SHOW server_version").fetchone()[0]
+                row = connection.execute("SHOW server_version").fetchone()
+            number = row[0] if row else "unknown"
         except Unavailable as error:
             self._problem = str(error)
         except psycopg.Error as error:
@@ -320,7 +321,7 @@ class Database:
 
 def statement(query: Query, method: str, n: int) -> sql.Composed:
     """One cell's query: {method} quoted as an identifier, {n} as a literal."""
-    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))  # type: ignore[arg-type]
+    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))
 
 
 def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterator[bytes]:

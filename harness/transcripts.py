@@ -126,10 +126,10 @@ def replay(transcript: Transcript, root: Path, database: Database, ports: list[P
 def _argv(transcript: Transcript, database: Database, ports: list[Port]) -> list[str]:
     if not transcript.postgresql:
         return list(transcript.command)
-    port = next((port for port in ports if port.name == transcript.postgresql and port.query), None)
-    if port is None:
+    query = next((port.query for port in ports if port.name == transcript.postgresql and port.query), None)
+    if query is None:
         raise Unavailable(f"the transcript needs the {transcript.postgresql} port, which is not here")
-    database.prepare(port.query)
+    database.prepare(query)
     values = {"{psql}": psql_executable(), "{dsn}": database.dsn()}
     return [values.get(part, part) for part in transcript.command]
 

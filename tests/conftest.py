@@ -13,9 +13,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from harness.build import build
 from harness.compare import StreamDigest
 from harness.discover import Port, discover
-from harness.build import build
 from harness.model import METHODS
 from harness.postgres import Database
 

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from conftest import (
-    ROOT, REAL_PORTS, compare_json, harness, harness_process, left_behind, reference_digest, run_folder, started_in, suite,
+    REAL_PORTS,
+    compare_json,
+    harness,
+    harness_process,
+    left_behind,
+    reference_digest,
+    run_folder,
+    started_in,
+    suite,
 )
 from harness.model import CLASSIC, METHODS
 

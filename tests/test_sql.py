@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -15,7 +14,15 @@ import psycopg
 import pytest
 
 from conftest import (
-    REAL_PORTS, ROOT, compare_json, harness, harness_process, left_behind, postgres_servers, reference_digest, run_folder,
+    REAL_PORTS,
+    ROOT,
+    compare_json,
+    harness,
+    harness_process,
+    left_behind,
+    postgres_servers,
+    reference_digest,
+    run_folder,
 )
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome

@@ -10,7 +10,8 @@ import pytest
 from conftest import ROOT, harness
 from harness.discover import discover
 from harness.model import Outcome
-from harness.transcripts import TRANSCRIPTS, discover as discover_transcripts, load, replay
+from harness.transcripts import TRANSCRIPTS, load, replay
+from harness.transcripts import discover as discover_transcripts
 
 TRANSCRIPT_FILES = sorted((ROOT / TRANSCRIPTS).glob("*.toml"))
 
