@@ -105,7 +105,7 @@ def test_a_late_difference_is_named_by_move_number_inside_a_fast_stretch(tmp_pat
     lines[at] = write(Move(wrong.disk, wrong.src, 3 - wrong.src - wrong.dst), True)
     cell = judge(loaded, "recursive", lines, fast=True)
     assert cell.outcome is Outcome.FAIL
-    assert cell.detail.startswith(f"line {at + 1}: move {at + 1} (disk {wrong.disk} from peg {wrong.src} to peg ")
+    assert cell.detail.startswith(f"line {at + 1}: move {at + 1} (disc {wrong.disk} from peg {wrong.src} to peg ")
     assert cell.diff[2].startswith(f"@@ -{at + 1 - 3},")
     assert cell.diff[6] == f"- {wrong.canonical()}"
 
