@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Iterator
 
 from harness.model import Move, Problem, Rules
 
