@@ -4,18 +4,129 @@
 #
 #   bash hanoi.sh binary|recursive|iterative|cyclic N
 #
-# The three classic methods print the same 2^N - 1 moves, one a line, as the notes' r_toh does:
-# "DISK from ORIGIN to TARGET"; cyclic prints its moves the same way. The methods follow the notes' Bash listings, with three
-# things mended: the binary formula ends on rod 1 when N is even, so rods 1 and 2 swap
-# names for even N; the iterative loop chooses its rod pairs by N's parity (the listing
-# tests 3 % 2, always odd); and no move forks a subshell ($(w_num ...), $(legal ...)):
-# rods are arrays indexed by arithmetic, and output leaves in blocks of lines.
+# The methods print one move a line, as the notes' r_toh does: "DISK from ORIGIN to TARGET".
+#
+# Sourced (`source hanoi.sh`), the file defines the notes' Bash listings under their names, so
+# their calls run as the notes type them: `b_toh 4`, `r_toh 4 0 2 1`, `i_toh 3`. b_toh and i_toh
+# print the rods after each move, as the notes' do; r_toh prints the moves. Where the listings go
+# wrong they are mended, and a comment says how.
 
-set -u
-
-readonly FLUSH_EVERY=4096
+# Lines are queued in $out and leave in blocks: one write for FLUSH_EVERY lines, not one a line.
+FLUSH_EVERY=1024
 out=''
 pending=0
+
+flush() {
+  printf '%s' "$out"
+  out=''
+  pending=0
+}
+
+# ---- The notes' listings ------------------------------------------------------------------------
+
+# The letter naming rod 0, 1 or 2. Mended: given a variable's name as well, w_num puts the letter
+# there, so b_toh needs no subshell ($(w_num ...)) to learn it.
+w_num() {
+  local letter
+  case $1 in
+  0) letter=A ;;
+  1) letter=B ;;
+  2) letter=C ;;
+  esac
+  if (($# > 1)); then printf -v "$2" %s "$letter"; else echo "$letter"; fi
+}
+
+# The rods A, B and C, one a line, and a blank line: what b_toh and i_toh print after each move.
+rods() {
+  echo -e "0: ${A[*]}\n1: ${B[*]}\n2: ${C[*]}\n"
+}
+
+# binary: move i goes from rod (i & i-1) % 3 to rod ((i | i-1) + 1) % 3. Mended: the formula
+# ends on rod 1 (B) when the number of disks is even, so then rods 1 and 2 swap names and the
+# disks end on C; and no move forks a subshell (the listing's $(w_num ...), twice a move).
+b_toh() {
+  local i orig_name targ_name
+  local -a name=(0 1 2)
+  (($1 % 2 == 0)) && name=(0 2 1)
+  A=($(seq "$1" -1 1)) B=() C=()
+  for ((i = 1; i < 1 << $1; i++)); do
+    w_num "${name[(i & i - 1) % 3]}" orig_name
+    w_num "${name[((i | i - 1) + 1) % 3]}" targ_name
+    declare -n orig=$orig_name targ=$targ_name
+    targ+=("${orig[-1]}")
+    unset "orig[-1]"
+    rods
+  done
+}
+
+# recursive, 1 disks, 2 origin, 3 target, 4 spare. Mended for speed: the moves of the SMALL
+# smallest disks are precomputed blocks of lines (tower), so the recursion stops SMALL levels
+# early, and the lines leave in blocks (see flush).
+r_toh() {
+  if (($1 > SMALL)); then
+    r_toh $(($1 - 1)) "$2" "$4" "$3"
+    out+="$1 from $2 to $3"$'\n'
+    ((++pending))
+    r_toh $(($1 - 1)) "$4" "$3" "$2"
+  elif (($1 > 0)); then
+    out+=${tower[$1 * 9 + $2 * 3 + $3]}
+    ((pending += (1 << $1) - 1, pending < FLUSH_EVERY)) || flush
+  fi
+  [[ ${FUNCNAME[1]-} == r_toh ]] || flush
+}
+
+# tower[k * 9 + origin * 3 + target]: r_toh's lines for k <= SMALL disks, by its own recurrence.
+SMALL=8
+declare -a tower=()
+for ((k = 1; k <= SMALL; k++)); do
+  for ((origin = 0; origin < 3; origin++)); do
+    for ((target = 0; target < 3; target++)); do
+      ((spare = 3 - origin - target, origin != target)) || continue
+      tower[k * 9 + origin * 3 + target]=${tower[(k - 1) * 9 + origin * 3 + spare]-}"$k from $origin to $target"$'\n'${tower[(k - 1) * 9 + spare * 3 + target]-}
+    done
+  done
+done
+unset k origin target spare
+
+# The one legal move between rods (arrays) $1 and $2, as their two names, from first. Mended: the
+# tops are read in place rather than by copying both rods, and given a variable's name as well,
+# legal puts its answer there, so i_toh needs no subshell ($(legal ...)) to learn it.
+legal() {
+  local -n a=$1 b=$2
+  local move
+  if ((${#a[@]} == 0)); then
+    move=$2$1
+  elif ((${#b[@]} == 0)); then
+    move=$1$2
+  elif ((a[-1] < b[-1])); then
+    move=$1$2
+  else
+    move=$2$1
+  fi
+  if (($# > 2)); then printf -v "$3" %s "$move"; else echo "$move"; fi
+}
+
+# iterative: between each pair of rods in turn, the one legal move. Mended: the pairs follow the
+# number of disks' parity, where the listing tests 3 % 2 (always odd), so that for an even number
+# it ended on B; the loop stops when C holds every disk, checked before each move, where the
+# listing stopped at B or C full, after a move that i_toh 0 tried to make from an empty rod.
+i_toh() {
+  local i x pairs
+  A=($(seq "$1" -1 1)) B=() C=()
+  if (($1 % 2 == 0)); then pairs='AB AC BC'; else pairs='AC AB BC'; fi
+  while ((${#C[@]} < $1)); do
+    for i in $pairs; do
+      legal "${i:0:1}" "${i:1:2}" x
+      declare -n orig=${x:0:1} targ=${x:1:2}
+      targ+=("${orig[-1]}")
+      unset "orig[-1]"
+      rods
+      ((${#C[@]} < $1)) || return 0
+    done
+  done
+}
+
+# ---- The port's methods -------------------------------------------------------------------------
 
 usage() {
   echo "usage: hanoi.sh binary|recursive|iterative|cyclic N   (N a whole number of disks, 0 to 62)" >&2
@@ -23,65 +134,57 @@ usage() {
   exit 2
 }
 
-# Queue one move; write the queue out every FLUSH_EVERY moves.
-emit() {
-  out+="$1 from $2 to $3"$'\n'
-  if ((++pending == FLUSH_EVERY)); then
-    printf '%s' "$out"
-    out=''
-    pending=0
-  fi
+# binary: b_toh's formula, move i from rod (i & i-1) % 3 to rod ((i | i-1) + 1) % 3, the disk
+# that moves being 1 + the trailing zero bits of i; rods 1 and 2 swap names for even n, as in
+# b_toh. The line of move $1 with its rods moved on by $2 goes to $move.
+b_move() {
+  local bits disk
+  for ((bits = $1, disk = 1; (bits & 1) == 0; bits >>= 1, disk++)); do :; done
+  move="$disk from ${rod[($2 + ($1 & $1 - 1)) % 3]} to ${rod[($2 + ($1 | $1 - 1) + 1) % 3]}"$'\n'
 }
 
-# binary: move i goes from rod (i & i-1) % 3 to rod ((i | i-1) + 1) % 3, and moves
-# disk 1 + (trailing zero bits of i).
+# Written i = high + low, high a multiple of 2^k and 0 < low < 2^k, the formula gives low's rods
+# moved on by high % 3: the moves between two multiples of 2^k are one of three blocks of lines,
+# made once, and the formula is worked out afresh once in 2^k moves.
 binary() {
-  local n=$1 i bits disk
-  local -a rod=(0 1 2)
+  local n=$1 i high move step=$((1 << ($1 < 8 ? $1 : 8)))
+  local -a rod=(0 1 2) block=('' '' '')
   ((n % 2 == 0)) && rod=(0 2 1)
-  for ((i = 1; i < 1 << n; i++)); do
-    for ((bits = i, disk = 1; (bits & 1) == 0; bits >>= 1, disk++)); do :; done
-    emit "$disk" "${rod[(i & i - 1) % 3]}" "${rod[((i | i - 1) + 1) % 3]}"
+  for ((i = 1; i < step; i++)); do
+    for high in 0 1 2; do
+      b_move "$i" "$high"
+      block[high]+=$move
+    done
   done
-}
-
-# recursive: disks, origin, target, spare
-r_toh() {
-  if (($1 > 0)); then
-    r_toh $(($1 - 1)) "$2" "$4" "$3"
-    emit "$1" "$2" "$3"
-    r_toh $(($1 - 1)) "$4" "$3" "$2"
-  fi
+  out+=${block[0]}
+  for ((high = step; high < 1 << n; high += step)); do
+    b_move "$high" 0
+    out+=$move${block[high % 3]}
+    ((pending += step, pending < FLUSH_EVERY)) || flush
+  done
 }
 
 recursive() {
   r_toh "$1" 0 2 1
 }
 
-# iterative: between each pair of rods in turn, the one legal move; rods 0-1, 0-2, 1-2
-# for an even number of disks, 0-2, 0-1, 1-2 for an odd one, until rod 2 holds them all.
-# Rod r's disks are stack[r * (n + 1) + 0 .. height[r] - 1], the top one last.
+# iterative: i_toh's loop, between each pair of rods in turn the one legal move, with the rods in
+# one array: rod r's disks are stack[r * (n + 1) + 0 .. height[r] - 1], the top one last, and
+# top[r] is its top disk, or n + 1 when it is empty, so that legal's three cases are one test:
+# the smaller top moves.
 iterative() {
-  local n=$1 a b from to top width=$(($1 + 1)) pair d
-  local -a stack=() height=("$n" 0 0) pairs
-  for ((d = 0; d < n; d++)); do stack[d]=$((n - d)); done
+  local n=$1 from to pair width=$(($1 + 1)) disk
+  local -a stack=() height=("$n" 0 0) top=(1 $(($1 + 1)) $(($1 + 1))) pairs
+  for ((disk = 0; disk < n; disk++)); do stack[disk]=$((n - disk)); done
   if ((n % 2 == 0)); then pairs=(0 1 0 2 1 2); else pairs=(0 2 0 1 1 2); fi
   while ((height[2] < n)); do
     for ((pair = 0; pair < 6 && height[2] < n; pair += 2)); do
-      a=${pairs[pair]} b=${pairs[pair + 1]}
-      if ((height[a] == 0)); then
-        from=$b to=$a
-      elif ((height[b] == 0)); then
-        from=$a to=$b
-      elif ((stack[a * width + height[a] - 1] < stack[b * width + height[b] - 1])); then
-        from=$a to=$b
-      else
-        from=$b to=$a
-      fi
-      top=${stack[from * width + height[from] - 1]}
-      stack[to * width + height[to]]=$top
-      ((height[from]--, height[to]++))
-      emit "$top" "$from" "$to"
+      ((top[pairs[pair]] < top[pairs[pair + 1]] ?
+        (from = pairs[pair], to = pairs[pair + 1]) : (from = pairs[pair + 1], to = pairs[pair]),
+        stack[to * width + height[to]++] = top[to] = disk = top[from],
+        top[from] = --height[from] ? stack[from * width + height[from] - 1] : n + 1))
+      out+="$disk from $from to $to"$'\n'
+      ((++pending < FLUSH_EVERY)) || flush
     done
   done
 }
@@ -89,28 +192,30 @@ iterative() {
 # cyclic: disks, origin, target; a disk may only go from rod r to rod (r + 1) % 3, as in the
 # cyclic Tower of Hanoi article. To the next rod: n - 1 disks two rods on, the largest one on, the
 # n - 1 two on again. Two rods on: n - 1 two on, the largest one on, the n - 1 one on (back to
-# the origin), the largest one on, the n - 1 two on.
+# the origin), the largest one on, the n - 1 two on. One disk moves with no call for no disks.
 c_toh() {
-  (($1 > 0)) || return 0
   local n=$(($1 - 1)) on=$((($2 + 1) % 3))
   if (($3 == on)); then
-    c_toh $n "$2" $((($3 + 1) % 3))
-    emit "$1" "$2" "$3"
-    c_toh $n $((($3 + 1) % 3)) "$3"
+    ((n == 0)) || c_toh $n "$2" $((($3 + 1) % 3))
+    out+="$1 from $2 to $3"$'\n'
+    ((n == 0)) || c_toh $n $((($3 + 1) % 3)) "$3"
+    ((++pending < FLUSH_EVERY)) || flush
   else
-    c_toh $n "$2" "$3"
-    emit "$1" "$2" $on
-    c_toh $n "$3" "$2"
-    emit "$1" $on "$3"
-    c_toh $n "$2" "$3"
+    ((n == 0)) || c_toh $n "$2" "$3"
+    out+="$1 from $2 to $on"$'\n'
+    ((n == 0)) || c_toh $n "$3" "$2"
+    out+="$1 from $on to $3"$'\n'
+    ((n == 0)) || c_toh $n "$2" "$3"
+    ((pending += 2, pending < FLUSH_EVERY)) || flush
   fi
 }
 
 cyclic() {
-  c_toh "$1" 0 1
+  (($1 == 0)) || c_toh "$1" 0 1
 }
 
 main() {
+  set -u
   [ $# -eq 2 ] || usage "expected a method and a number of disks"
   case $1 in
   binary | recursive | iterative | cyclic) ;;
@@ -120,7 +225,10 @@ main() {
   [[ $2 =~ ^0*([0-9]{1,2})$ ]] && ((10#${BASH_REMATCH[1]} <= 62)) ||
     usage "N = $2 is more disks than Bash's 64-bit arithmetic can count moves for (62 at most)"
   "$1" $((10#$2))
-  printf '%s' "$out"
+  flush
 }
 
-main "$@"
+# Run as a program, not when sourced.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  main "$@"
+fi
