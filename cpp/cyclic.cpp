@@ -7,11 +7,23 @@
 //     c++ -std=c++20 -O2 -DDISCS=4 cyclic.cpp -o cyclic && ./cyclic
 //
 // The program draws the towers at the start and after every move, as the article's print_tower()
-// does, one tower a row, the top of the tower at the left:
+// does: one tower a row, the top of the tower at the left, each place a dash and then the disc's
+// number padded with dashes to as many digits as DISCS has, an empty place all dashes. With
+// -DDISCS=4, the start and the first move:
 //
-//     ----------1|A        (the article's drawing for 16 discs: --------------2--7-11-14-15-16|A)
-//     ----2--3--4|B
-//     ------------|C
+//     -1-2-3-4|A
+//     --------|B
+//     --------|C
+//
+//     ---2-3-4|A
+//     -------1|B
+//     --------|C
+//
+// The article's own drawing is of 16 discs (fields 3 wide), though its listing has 12:
+//
+//     --------------------------------2--7-11-14-15-16|A
+//     --------------------------------1--3--5--8-10-13|B
+//     --------------------------------------4--6--9-12|C
 //
 // Changed from the article's listing: DISCS comes from the command line, so the towers are arrays
 // of DISCS zeros filled in at start-up, rather than a literal array of 12; main calls

@@ -1,9 +1,12 @@
 """Replay the documents' interactive sessions in a real toplevel (swipl, psql, python3 -i) and check
 that each answer is still what the transcript records, so the documentation cannot drift from the code.
 
-A transcript is a TOML file in docs/transcripts/, one per document: how to start the toplevel, what
-its prompt looks like, and the steps, each a query typed as the document types it and the answer
-the toplevel gives. Answers are compared line by line with line endings and trailing spaces removed.
+A transcript is a TOML file in docs/transcripts/, one per session of a document: how to start the
+toplevel, what its prompt looks like, and the steps, each a query typed as the document types it
+and the answer the toplevel gives. A query of several lines is typed a line at a time, each line
+but the last answered by a continuation prompt; a line that is only U+0004 ("\u0004" in TOML)
+ends the input, as Ctrl-D does. Answers are compared line by line with line endings and trailing
+spaces removed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from harness.report import STYLE, diff_markup
 
 TRANSCRIPTS = Path("docs") / "transcripts"
 QUIET_SECONDS = 0.5
+CTRL_D = "\x04"
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,12 @@ def replay(transcript: Transcript, root: Path, database: Database, ports: list[P
     try:
         session.expect(transcript.prompt)
         for step in transcript.steps:
-            session.sendline(step.query)
-            got = _normalise(_answer(session, transcript, timeout), step.query)
+            typed, early = _type(session, transcript, step.query)
+            if early is not None:
+                detail = f"the toplevel answered after the line {typed!r}; the rest of the query was not typed"
+                results.append(StepResult(step, Outcome.FAIL, _normalise(early, typed), detail))
+                continue
+            got = _normalise(_answer(session, transcript, timeout), typed)
             outcome = Outcome.PASS if got == step.answer else Outcome.FAIL
             results.append(StepResult(step, outcome, got))
     except (pexpect.EOF, pexpect.TIMEOUT) as error:
@@ -134,6 +142,21 @@ def _argv(transcript: Transcript, database: Database, ports: list[Port]) -> list
     return [values.get(part, part) for part in transcript.command]
 
 
+def _type(session: pexpect.spawn, transcript: Transcript, query: str) -> tuple[str, str | None]:
+    """Type the query a line at a time; the line typed last, and None once it is all typed or, if
+    the toplevel answers with its prompt before the last line, what it printed: the rest is not typed."""
+    lines = query.split("\n")
+    patterns = [transcript.prompt, *([transcript.continuation] if transcript.continuation else [])]
+    for number, line in enumerate(lines, 1):
+        if line == CTRL_D:
+            session.sendeof()
+        else:
+            session.sendline(line)
+        if number < len(lines) and session.expect(patterns) == 0:
+            return line, session.before
+    return lines[-1], None
+
+
 def _answer(session: pexpect.spawn, transcript: Transcript, timeout: float) -> str:
     """Everything the toplevel prints until its next prompt; a continuation prompt is answered with
     an empty line, an answer that waits for the user (``pending``) with Enter."""
@@ -155,11 +178,11 @@ def _answer(session: pexpect.spawn, transcript: Transcript, timeout: float) -> s
         session.sendline("")
 
 
-def _normalise(text: str, query: str) -> str:
+def _normalise(text: str, typed: str) -> str:
     """The answer as a document would show it: no carriage returns, no trailing spaces, no echo of
-    the query, no blank lines around it."""
+    the line typed, no blank lines around it."""
     lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
-    if lines and lines[0] == query.rstrip():
+    if lines and lines[0] == typed.rstrip():
         lines = lines[1:]
     return "\n".join(lines).strip("\n")
 

@@ -17,7 +17,10 @@ TRANSCRIPT_FILES = sorted((ROOT / TRANSCRIPTS).glob("*.toml"))
 
 
 def test_every_document_has_its_transcript():
-    assert [path.stem for path in TRANSCRIPT_FILES] == ["comp9021", "simply-logical", "tower-of-hanoi-notes"]
+    assert [path.stem for path in TRANSCRIPT_FILES] == [
+        "comp9021", "simply-logical",
+        "tower-of-hanoi-notes-bash", "tower-of-hanoi-notes-postgresql", "tower-of-hanoi-notes-python",
+    ]
 
 
 @pytest.mark.parametrize("path", TRANSCRIPT_FILES, ids=lambda path: path.stem)
@@ -49,8 +52,8 @@ def test_an_answer_that_changed_fails_with_a_diff(tmp_path, database):
     root = scratch_root(tmp_path, "simply-logical", wrong)
     [transcript] = discover_transcripts(root)
     results = replay(transcript, root, database, [])
-    assert [result.outcome for result in results] == [Outcome.PASS] * 4 + [Outcome.FAIL, Outcome.PASS]
-    assert results[4].diff()[-2:] == [
+    assert [result.outcome for result in results] == [Outcome.PASS] * 5 + [Outcome.FAIL] + [Outcome.PASS] * 3
+    assert results[5].diff()[-2:] == [
         "-Moves = [left to middle, left to right, middle to left] .",
         "+Moves = [left to middle, left to right, middle to right] .",
     ]
@@ -81,6 +84,33 @@ answer = "X = 2."
     assert results[1].detail.startswith("swipl ended")
 
 
+def test_a_query_the_toplevel_answers_before_its_last_line_fails_untyped(tmp_path, database):
+    """A query of several lines waits for a continuation prompt after each; a prompt instead means
+    the toplevel took the query as ended, and the rest is not typed."""
+    root = scratch_root(tmp_path, "early", '''
+title = "two queries typed as one"
+command = ["swipl", "-q", "-l", "hanoi.pl"]
+cwd = "prolog"
+prompt = '\\d+ \\?- '
+continuation = '\\|: '
+
+[[step]]
+query = """
+X = 1.
+Y = 2."""
+answer = "Y = 2."
+
+[[step]]
+query = "Z = 3."
+answer = "Z = 3."
+''')
+    [transcript] = discover_transcripts(root)
+    results = replay(transcript, root, database, [])
+    assert [result.outcome for result in results] == [Outcome.FAIL, Outcome.PASS]
+    assert results[0].got == "X = 1."
+    assert results[0].detail == "the toplevel answered after the line 'X = 1.'; the rest of the query was not typed"
+
+
 def test_a_missing_interpreter_skips_with_how_to_install(tmp_path, database):
     root = scratch_root(tmp_path, "missing", """
 title = "an interpreter that is not installed"
@@ -102,7 +132,7 @@ answer = "true."
 def test_transcripts_command():
     done = harness("transcripts", "simply-logical")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 steps: 6 pass" in done.stdout
+    assert "9 steps: 9 pass" in done.stdout
     assert "a slip: the code gives middle to right" in done.stdout
     unknown = harness("transcripts", "no-such-document")
     assert unknown.returncode == 2

@@ -1,0 +1,123 @@
+"""The documents' errata that no replayed session shows, each checked by running code (docs/ERRATA.md
+lists them all, with the transcript step or test that shows each); and the Bash port's listings,
+mended, doing what the notes meant."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import FAKE_PORTS, ROOT
+
+BASH_LISTING_B_TOH = ROOT / "benchmarks" / "seed-listings" / "bash-b_toh" / "b_toh.sh"
+BASH_LISTING_I_TOH = FAKE_PORTS / "seed-i_toh" / "i_toh.sh"
+
+
+def bash(script: str, cwd=ROOT / "bash", trace: bool = False) -> subprocess.CompletedProcess:
+    """Bash running a script; traced, each command is shown on stderr after the id of the process
+    that runs it (PS4 is set in the script, as Bash ignores it in the environment of root)."""
+    prologue = "PS4='+$BASHPID '; set -x\n" if trace else ""
+    return subprocess.run(["bash", "-c", prologue + script], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def processes(trace: str) -> int:
+    """How many processes ran traced commands: the shell, and each subshell it forked."""
+    return len(set(re.findall(r"^\++(\d+) ", trace, re.MULTILINE)))
+
+
+def test_the_bash_listings_fork_on_every_move_and_the_port_does_not():
+    """README: the notes' Bash b_toh and i_toh fork a subshell for every move ($(w_num ...),
+    $(legal ...)). The port's methods run in one process; its mended b_toh and i_toh fork once (seq)."""
+    for listing, method in ((BASH_LISTING_B_TOH, "binary"), (BASH_LISTING_I_TOH, "iterative")):
+        done = bash(f"source {listing.name} {method} 4", cwd=listing.parent, trace=True)
+        assert processes(done.stderr) > 15, (listing, done.stderr[-500:])
+    for method in ("binary", "recursive", "iterative", "cyclic"):
+        done = bash(f"source hanoi.sh; main {method} 4", trace=True)
+        assert done.returncode == 0 and processes(done.stderr) == 1, (method, done.stderr[-500:])
+    for call in ("b_toh 4", "i_toh 4"):
+        done = bash(f"source hanoi.sh; {call}", trace=True)
+        assert processes(done.stderr) == 2, (call, done.stderr[-500:])
+
+
+def rods_after_each_move(out: str) -> list[list[str]]:
+    return [block.splitlines() for block in out.split("\n\n") if block.strip()]
+
+
+@pytest.mark.parametrize("function", ["b_toh", "i_toh"])
+def test_the_bash_listings_mended_end_on_rod_2_for_every_n(function):
+    """The notes' b_toh formula, and their i_toh's 3 % 2, end on rod 1 for an even number of disks;
+    the port's b_toh and i_toh end on rod 2, after 2^n - 1 moves, and for n = 0 make none."""
+    for n in range(7):
+        done = bash(f"source hanoi.sh; {function} {n}; echo \"end: ${{C[*]}}\"")
+        assert done.returncode == 0 and done.stderr == "", (n, done.stderr)
+        out, _, end = done.stdout.rpartition("end: ")
+        states = rods_after_each_move(out)
+        assert len(states) == 2**n - 1, (function, n)
+        assert end.split() == [str(d) for d in range(n, 0, -1)], (function, n)
+        if states:
+            assert states[-1] == ["0: ", "1: ", f"2: {end.strip()}"]
+
+
+def test_the_bash_listings_i_toh_0_moves_from_an_empty_rod():
+    """The notes' Bash i_toh checks for the end only after a move: with no disks it moves from an
+    empty rod, and Bash complains. The port's i_toh checks first (above: no move, no complaint)."""
+    done = subprocess.run(["bash", BASH_LISTING_I_TOH.name, "iterative", "0"], cwd=BASH_LISTING_I_TOH.parent,
+                          capture_output=True, text=True, timeout=60)
+    assert "bad array subscript" in done.stderr
+
+
+def test_sourcing_the_bash_port_defines_the_listings_and_runs_nothing():
+    done = bash("source hanoi.sh; echo \"sourced: $?\"; declare -F")
+    assert done.stderr == ""
+    assert done.stdout.startswith("sourced: 0\n")
+    assert {"w_num", "b_toh", "r_toh", "legal", "i_toh"} <= set(re.findall(r"declare -f (\w+)", done.stdout))
+
+
+def inferences_per_move(predicate: str, n: int) -> float:
+    goal = f"{predicate}(2, a, b, c, _), statistics(inferences, I0), {predicate}({n}, left, middle, right, _), statistics(inferences, I1), I is I1 - I0, print(I), nl"
+    done = subprocess.run(["swipl", "-q", "-l", "hanoi.pl", "-g", goal, "-t", "halt"], cwd=ROOT / "prolog",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout) / (2**n - 1)
+
+
+def test_simply_logicals_hanoi5_copies_its_moves_at_every_level():
+    """README: the book's hanoi/5 builds its list with append/3, which copies the moves so far at
+    every level: its work per move grows with n, where the difference list's stays the same."""
+    book = [inferences_per_move("hanoi", n) for n in (8, 16)]
+    twin = [inferences_per_move("hanoi_moves", n) for n in (8, 16)]
+    assert book[1] - book[0] == pytest.approx((16 - 8) / 2, abs=0.5), book  # half a step a move, a disc
+    assert twin[1] == pytest.approx(twin[0], rel=0.1), twin
+
+
+def article_rows() -> list[str]:
+    """The rows the cyclic article draws, as quoted in the header of cpp/cyclic.cpp."""
+    header = (ROOT / "cpp" / "cyclic.cpp").read_text().split("The article's own drawing")[1]
+    return re.findall(r"^//     (-[-0-9]*\|[ABC])$", header, re.MULTILINE)[:3]
+
+
+def first_lines(tmp_path, discs: int, count: int) -> list[str]:
+    program = tmp_path / f"cyclic-{discs}"
+    subprocess.run(["c++", "-std=c++20", "-O2", f"-DDISCS={discs}", "-o", program, ROOT / "cpp" / "cyclic.cpp"],
+                   check=True, timeout=300)
+    with subprocess.Popen([program], stdout=subprocess.PIPE, text=True) as running:
+        lines = [running.stdout.readline().rstrip("\n") for _ in range(count)]
+        running.kill()
+    return lines
+
+
+def test_the_cyclic_header_draws_what_the_program_prints(tmp_path):
+    header = (ROOT / "cpp" / "cyclic.cpp").read_text().split("The article's own drawing")[0]
+    drawn = re.findall(r"^//     (-[-0-9]*\|[ABC])$", header, re.MULTILINE)
+    assert drawn == [line for line in first_lines(tmp_path, 4, 8) if line]
+
+
+def test_the_cyclic_articles_drawing_is_of_16_discs_where_its_listing_has_12(tmp_path):
+    """The article's tower array holds 12 discs, so its program draws rows 38 characters wide; the
+    rows it shows are 50 wide, as the program draws 16 discs."""
+    rows = article_rows()
+    assert [row[-2:] for row in rows] == ["|A", "|B", "|C"]
+    assert {len(row) for row in rows} == {len(line) for line in first_lines(tmp_path, 16, 3)} == {50}
+    assert {len(line) for line in first_lines(tmp_path, 12, 3)} == {38}
