@@ -19,7 +19,8 @@
 //     -------1|B
 //     --------|C
 //
-// The article's own drawing is of 16 discs (fields 3 wide), though its listing has 12:
+// The article's own drawing is of 16 discs (fields 3 wide), though its listing has 12; with
+// -DDISCS=16 the program draws it after move 216,521:
 //
 //     --------------------------------2--7-11-14-15-16|A
 //     --------------------------------1--3--5--8-10-13|B

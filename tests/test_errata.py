@@ -5,6 +5,7 @@ mended, doing what the notes meant."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -121,3 +122,24 @@ def test_the_cyclic_articles_drawing_is_of_16_discs_where_its_listing_has_12(tmp
     assert [row[-2:] for row in rows] == ["|A", "|B", "|C"]
     assert {len(row) for row in rows} == {len(line) for line in first_lines(tmp_path, 16, 3)} == {50}
     assert {len(line) for line in first_lines(tmp_path, 12, 3)} == {38}
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to count the write calls")
+def test_the_cyclic_articles_std_endl_writes_every_row_where_the_port_writes_in_blocks(tmp_path):
+    """README: the article ends each row with std::endl, which flushes: one write call a row, four a
+    move. Its listing, made to compile (main calls transfer<...>::disc()) and given 6 discs rather
+    than 12, against the port with 6 discs."""
+    listing = (FAKE_PORTS / "seed-cyclic" / "cyclic.cpp").read_text()
+    mended = listing.replace("transfer<DISCS, A, B>()();", "transfer<DISCS, A, B>::disc();").replace(
+        "int tower[3][12] = {{1,2,3,4,5,6,7,8,9,10,11,12}, {0}, {0}};", "int tower[3][6] = {{1,2,3,4,5,6}, {0}, {0}};")
+    assert mended.count("::disc();") > listing.count("::disc();") and "tower[3][6]" in mended
+    (tmp_path / "article.cpp").write_text(mended)
+    writes = {}
+    for name, source, flags in (("article", tmp_path / "article.cpp", []), ("port", ROOT / "cpp" / "cyclic.cpp", ["-DDISCS=6"])):
+        subprocess.run(["c++", "-std=c++20", "-O2", *flags, "-o", tmp_path / name, source], check=True, timeout=300)
+        done = subprocess.run(["strace", "-f", "-e", "trace=write", "-o", tmp_path / f"{name}.trace", tmp_path / name],
+                              capture_output=True, text=True, timeout=120)
+        writes[name] = (tmp_path / f"{name}.trace").read_text().count("write(1,"), done.stdout.count("\n")
+    rows = 4 * (327 + 1)  # 327 moves for 6 discs; three rows and a blank line for each drawing
+    assert writes["article"] == (rows, rows)
+    assert writes["port"][1] == rows and writes["port"][0] < rows // 100, writes
