@@ -59,13 +59,21 @@ def test_an_answer_that_changed_fails_with_a_diff(tmp_path, database):
     ]
 
 
-def test_a_toplevel_that_dies_is_an_error_on_the_remaining_steps(tmp_path, database):
-    root = scratch_root(tmp_path, "dies", """
-title = "a toplevel that exits after one answer"
+def replay_in_swipl(tmp_path: Path, database, steps: str) -> list:
+    """The steps, in TOML, replayed at a real SWI-Prolog toplevel with the Prolog port loaded."""
+    root = scratch_root(tmp_path, "session", """
+title = "a session at the Prolog toplevel"
 command = ["swipl", "-q", "-l", "hanoi.pl"]
 cwd = "prolog"
 prompt = '\\d+ \\?- '
+continuation = '\\|: '
+""" + steps)
+    [transcript] = discover_transcripts(root)
+    return replay(transcript, root, database, [])
 
+
+def test_a_toplevel_that_dies_is_an_error_on_the_remaining_steps(tmp_path, database):
+    results = replay_in_swipl(tmp_path, database, """
 [[step]]
 query = "X = 1."
 answer = "X = 1."
@@ -78,8 +86,6 @@ answer = ""
 query = "X = 2."
 answer = "X = 2."
 """)
-    [transcript] = discover_transcripts(root)
-    results = replay(transcript, root, database, [])
     assert [result.outcome for result in results] == [Outcome.PASS, Outcome.ERROR, Outcome.ERROR]
     assert results[1].detail.startswith("swipl ended")
 
@@ -87,13 +93,7 @@ answer = "X = 2."
 def test_a_query_the_toplevel_answers_before_its_last_line_fails_untyped(tmp_path, database):
     """A query of several lines waits for a continuation prompt after each; a prompt instead means
     the toplevel took the query as ended, and the rest is not typed."""
-    root = scratch_root(tmp_path, "early", '''
-title = "two queries typed as one"
-command = ["swipl", "-q", "-l", "hanoi.pl"]
-cwd = "prolog"
-prompt = '\\d+ \\?- '
-continuation = '\\|: '
-
+    results = replay_in_swipl(tmp_path, database, '''
 [[step]]
 query = """
 X = 1.
@@ -104,8 +104,6 @@ answer = "Y = 2."
 query = "Z = 3."
 answer = "Z = 3."
 ''')
-    [transcript] = discover_transcripts(root)
-    results = replay(transcript, root, database, [])
     assert [result.outcome for result in results] == [Outcome.FAIL, Outcome.PASS]
     assert results[0].got == "X = 1."
     assert results[0].detail == "the toplevel answered after the line 'X = 1.'; the rest of the query was not typed"
