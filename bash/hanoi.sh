@@ -168,24 +168,49 @@ recursive() {
   r_toh "$1" 0 2 1
 }
 
-# iterative: i_toh's loop, between each pair of rods in turn the one legal move, with the rods in
-# one array: rod r's disks are stack[r * (n + 1) + 0 .. height[r] - 1], the top one last, and
-# top[r] is its top disk, or n + 1 when it is empty, so that legal's three cases are one test:
-# the smaller top moves.
+# iterative: i_toh's loop, between each pair of rods in turn the one legal move: the smaller top
+# disk goes to the other rod. Rod r's disks are the bits of rod[r], disk d bit d - 1, so a top is
+# a lowest set bit; disk[bit % 67] is its number (the powers of 2 below 2^66 differ mod 67).
+# Between two moves of a disk larger than the k smallest (small), the loop moves those k as a
+# tower, and the moves depend only on the rod they start on and where the loop is in its cycle of
+# pairs: the first time, the loop makes them one by one and keeps their lines (run) and the rod
+# they end on (run_to); after that, they are appended whole.
 iterative() {
-  local n=$1 from to pair width=$(($1 + 1)) disk
-  local -a stack=() height=("$n" 0 0) top=(1 $(($1 + 1)) $(($1 + 1))) pairs
-  for ((disk = 0; disk < n; disk++)); do stack[disk]=$((n - disk)); done
+  local n=$1 a b from to pair=0 bit top_a top_b all=$(((1 << $1) - 1)) small on key line
+  local left=0 record='' run_next=1
+  local -a rod=("$all" 0 0) disk=() pairs
+  local -A run=() run_to=()
+  for ((a = 0; a < n; a++)); do disk[(1 << a) % 67]=$((a + 1)); done
   if ((n % 2 == 0)); then pairs=(0 1 0 2 1 2); else pairs=(0 2 0 1 1 2); fi
-  while ((height[2] < n)); do
-    for ((pair = 0; pair < 6 && height[2] < n; pair += 2)); do
-      ((top[pairs[pair]] < top[pairs[pair + 1]] ?
-        (from = pairs[pair], to = pairs[pair + 1]) : (from = pairs[pair + 1], to = pairs[pair]),
-        stack[to * width + height[to]++] = top[to] = disk = top[from],
-        top[from] = --height[from] ? stack[from * width + height[from] - 1] : n + 1))
-      out+="$disk from $from to $to"$'\n'
-      ((++pending < FLUSH_EVERY)) || flush
-    done
+  ((small = (1 << (n < 8 ? n : 8)) - 1))
+  while ((rod[2] != all)); do
+    if ((run_next)); then
+      run_next=0
+      for ((on = 0; (rod[on] & small) != small; on++)); do :; done
+      key=$on.$pair
+      if [[ -n ${run[$key]+set} ]]; then
+        out+=${run[$key]}
+        to=${run_to[$key]}
+        ((rod[on] ^= small, rod[to] |= small, pair = (pair + 2 * (small % 3)) % 6, pending += small))
+        ((pending < FLUSH_EVERY)) || flush
+        continue
+      fi
+      left=$small record=''
+    fi
+    ((a = pairs[pair], b = pairs[pair + 1], top_a = rod[a] & -rod[a], top_b = rod[b] & -rod[b],
+      top_a && (top_a < top_b || !top_b) ? (from = a, to = b, bit = top_a) : (from = b, to = a, bit = top_b),
+      rod[from] ^= bit, rod[to] |= bit, pair = (pair + 2) % 6, run_next = bit > small))
+    line="${disk[bit % 67]} from $from to $to"$'\n'
+    out+=$line
+    ((++pending < FLUSH_EVERY)) || flush
+    if ((left > 0)); then
+      record+=$line
+      if ((--left == 0)); then
+        run[$key]=$record
+        for ((on = 0; (rod[on] & small) != small; on++)); do :; done
+        run_to[$key]=$on
+      fi
+    fi
   done
 }
 
