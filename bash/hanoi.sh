@@ -218,21 +218,30 @@ iterative() {
 # cyclic Tower of Hanoi article. To the next rod: n - 1 disks two rods on, the largest one on, the
 # n - 1 two on again. Two rods on: n - 1 two on, the largest one on, the n - 1 one on (back to
 # the origin), the largest one on, the n - 1 two on. One disk moves with no call for no disks.
+# The lines for up to SMALL disks between each pair of rods are kept the first time (c_run) and
+# appended whole after that; the output is written only between blocks of SMALL disks, so that
+# each is kept whole.
+declare -a c_run=()
 c_toh() {
-  local n=$(($1 - 1)) on=$((($2 + 1) % 3))
-  if (($3 == on)); then
+  local n=$(($1 - 1)) on=$((($2 + 1) % 3)) kept=$(($1 * 9 + $2 * 3 + $3)) start
+  (($1 > SMALL)) || start=${#out}
+  if (($1 <= SMALL)) && [[ -n ${c_run[kept]+set} ]]; then
+    out+=${c_run[kept]}
+  elif (($3 == on)); then
     ((n == 0)) || c_toh $n "$2" $((($3 + 1) % 3))
     out+="$1 from $2 to $3"$'\n'
     ((n == 0)) || c_toh $n $((($3 + 1) % 3)) "$3"
-    ((++pending < FLUSH_EVERY)) || flush
   else
     ((n == 0)) || c_toh $n "$2" "$3"
     out+="$1 from $2 to $on"$'\n'
     ((n == 0)) || c_toh $n "$3" "$2"
     out+="$1 from $on to $3"$'\n'
     ((n == 0)) || c_toh $n "$2" "$3"
-    ((pending += 2, pending < FLUSH_EVERY)) || flush
   fi
+  (($1 <= SMALL)) || return 0
+  [[ -n ${c_run[kept]+set} ]] || c_run[kept]=${out:start}
+  (($1 == SMALL)) || return 0
+  ((pending += 1 << SMALL, pending < FLUSH_EVERY)) || flush
 }
 
 cyclic() {
