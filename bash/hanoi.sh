@@ -22,6 +22,24 @@ flush() {
   pending=0
 }
 
+# Runs of moves of up to SMALL disks between two rods, kept the first time a recursion (r_toh,
+# c_toh) makes them and appended whole after that: run[KEY] holds the lines.
+SMALL=8
+declare -A run=()
+
+# replay KEY: append the run kept under KEY; false if there is none yet.
+replay() {
+  [[ -n ${run[$1]+set} ]] || return 1
+  out+=${run[$1]}
+}
+
+# keep KEY START DISKS: keep what was appended to $out since START as the run KEY, the first time;
+# the output is written only after a run of SMALL disks, so that no run is written before it is kept.
+keep() {
+  [[ -n ${run[$1]+set} ]] || run[$1]=${out:$2}
+  if (($3 == SMALL)) && ((pending += 1 << SMALL, pending >= FLUSH_EVERY)); then flush; fi
+}
+
 # ---- The notes' listings ------------------------------------------------------------------------
 
 # The letter naming rod 0, 1 or 2. Mended: given a variable's name as well, w_num puts the letter
@@ -59,34 +77,22 @@ b_toh() {
   done
 }
 
-# recursive, 1 disks, 2 origin, 3 target, 4 spare. Mended for speed: the moves of the SMALL
-# smallest disks are precomputed blocks of lines (tower), so the recursion stops SMALL levels
-# early, and the lines leave in blocks (see flush).
+# recursive, 1 disks, 2 origin, 3 target, 4 spare. Mended for speed: up to SMALL disks, each run
+# of moves is made once and replayed after that (see keep), and the lines leave in blocks.
 r_toh() {
-  if (($1 > SMALL)); then
+  local start
+  (($1 > SMALL)) || start=${#out}
+  if (($1 <= SMALL)) && replay "r$1$2$3"; then
+    :
+  elif (($1 > 0)); then
     r_toh $(($1 - 1)) "$2" "$4" "$3"
     out+="$1 from $2 to $3"$'\n'
     ((++pending))
     r_toh $(($1 - 1)) "$4" "$3" "$2"
-  elif (($1 > 0)); then
-    out+=${tower[$1 * 9 + $2 * 3 + $3]}
-    ((pending += (1 << $1) - 1, pending < FLUSH_EVERY)) || flush
   fi
+  (($1 > SMALL)) || keep "r$1$2$3" "$start" "$1"
   [[ ${FUNCNAME[1]-} == r_toh ]] || flush
 }
-
-# tower[k * 9 + origin * 3 + target]: r_toh's lines for k <= SMALL disks, by its own recurrence.
-SMALL=8
-declare -a tower=()
-for ((k = 1; k <= SMALL; k++)); do
-  for ((origin = 0; origin < 3; origin++)); do
-    for ((target = 0; target < 3; target++)); do
-      ((spare = 3 - origin - target, origin != target)) || continue
-      tower[k * 9 + origin * 3 + target]=${tower[(k - 1) * 9 + origin * 3 + spare]-}"$k from $origin to $target"$'\n'${tower[(k - 1) * 9 + spare * 3 + target]-}
-    done
-  done
-done
-unset k origin target spare
 
 # The one legal move between rods (arrays) $1 and $2, as their two names, from first. Mended: the
 # tops are read in place rather than by copying both rods, and given a variable's name as well,
@@ -147,7 +153,7 @@ b_move() {
 # moved on by high % 3: the moves between two multiples of 2^k are one of three blocks of lines,
 # made once, and the formula is worked out afresh once in 2^k moves.
 binary() {
-  local n=$1 i high move step=$((1 << ($1 < 8 ? $1 : 8)))
+  local n=$1 i high move step=$((1 << ($1 < SMALL ? $1 : SMALL)))
   local -a rod=(0 1 2) block=('' '' '')
   ((n % 2 == 0)) && rod=(0 2 1)
   for ((i = 1; i < step; i++)); do
@@ -171,45 +177,41 @@ recursive() {
 # iterative: i_toh's loop, between each pair of rods in turn the one legal move: the smaller top
 # disk goes to the other rod. Rod r's disks are the bits of rod[r], disk d bit d - 1, so a top is
 # a lowest set bit; disk[bit % 67] is its number (the powers of 2 below 2^66 differ mod 67).
-# Between two moves of a disk larger than the k smallest (small), the loop moves those k as a
-# tower, and the moves depend only on the rod they start on and where the loop is in its cycle of
-# pairs: the first time, the loop makes them one by one and keeps their lines (run) and the rod
-# they end on (run_to); after that, they are appended whole.
+# Between two moves of a disk larger than the k smallest, the loop moves those k as a tower, and
+# the moves depend only on the rod they start on and where the loop is in its cycle of pairs: the
+# first time, the loop makes them one by one and keeps them (see keep), and the rod they end on
+# (ends); after that, they are replayed.
 iterative() {
-  local n=$1 a b from to pair=0 bit top_a top_b all=$(((1 << $1) - 1)) small on key line
-  local left=0 record='' run_next=1
+  local n=$1 a b from to pair=0 bit top_a top_b all=$(((1 << $1) - 1)) k=$(($1 < SMALL ? $1 : SMALL))
+  local small on key start left=0 run_next=1
   local -a rod=("$all" 0 0) disk=() pairs
-  local -A run=() run_to=()
+  local -A ends=()
   for ((a = 0; a < n; a++)); do disk[(1 << a) % 67]=$((a + 1)); done
   if ((n % 2 == 0)); then pairs=(0 1 0 2 1 2); else pairs=(0 2 0 1 1 2); fi
-  ((small = (1 << (n < 8 ? n : 8)) - 1))
+  small=$(((1 << k) - 1))
   while ((rod[2] != all)); do
     if ((run_next)); then
       run_next=0
       for ((on = 0; (rod[on] & small) != small; on++)); do :; done
-      key=$on.$pair
-      if [[ -n ${run[$key]+set} ]]; then
-        out+=${run[$key]}
-        to=${run_to[$key]}
-        ((rod[on] ^= small, rod[to] |= small, pair = (pair + 2 * (small % 3)) % 6, pending += small))
-        ((pending < FLUSH_EVERY)) || flush
+      key=i$on.$pair
+      if replay "$key"; then
+        to=${ends[$key]}
+        ((rod[on] ^= small, rod[to] |= small, pair = (pair + 2 * (small % 3)) % 6))
+        keep "$key" 0 "$k"
         continue
       fi
-      left=$small record=''
+      left=$small start=${#out}
     fi
     ((a = pairs[pair], b = pairs[pair + 1], top_a = rod[a] & -rod[a], top_b = rod[b] & -rod[b],
       top_a && (top_a < top_b || !top_b) ? (from = a, to = b, bit = top_a) : (from = b, to = a, bit = top_b),
       rod[from] ^= bit, rod[to] |= bit, pair = (pair + 2) % 6, run_next = bit > small))
-    line="${disk[bit % 67]} from $from to $to"$'\n'
-    out+=$line
-    ((++pending < FLUSH_EVERY)) || flush
-    if ((left > 0)); then
-      record+=$line
-      if ((--left == 0)); then
-        run[$key]=$record
-        for ((on = 0; (rod[on] & small) != small; on++)); do :; done
-        run_to[$key]=$on
-      fi
+    out+="${disk[bit % 67]} from $from to $to"$'\n'
+    if ((left == 0)); then
+      ((++pending < FLUSH_EVERY)) || flush
+    elif ((--left == 0)); then
+      keep "$key" "$start" "$k"
+      for ((on = 0; (rod[on] & small) != small; on++)); do :; done
+      ends[$key]=$on
     fi
   done
 }
@@ -218,15 +220,12 @@ iterative() {
 # cyclic Tower of Hanoi article. To the next rod: n - 1 disks two rods on, the largest one on, the
 # n - 1 two on again. Two rods on: n - 1 two on, the largest one on, the n - 1 one on (back to
 # the origin), the largest one on, the n - 1 two on. One disk moves with no call for no disks.
-# The lines for up to SMALL disks between each pair of rods are kept the first time (c_run) and
-# appended whole after that; the output is written only between blocks of SMALL disks, so that
-# each is kept whole.
-declare -a c_run=()
+# Up to SMALL disks, each run of moves is made once and replayed after that (see keep).
 c_toh() {
-  local n=$(($1 - 1)) on=$((($2 + 1) % 3)) kept=$(($1 * 9 + $2 * 3 + $3)) start
+  local n=$(($1 - 1)) on=$((($2 + 1) % 3)) start
   (($1 > SMALL)) || start=${#out}
-  if (($1 <= SMALL)) && [[ -n ${c_run[kept]+set} ]]; then
-    out+=${c_run[kept]}
+  if (($1 <= SMALL)) && replay "c$1$2$3"; then
+    :
   elif (($3 == on)); then
     ((n == 0)) || c_toh $n "$2" $((($3 + 1) % 3))
     out+="$1 from $2 to $3"$'\n'
@@ -238,10 +237,7 @@ c_toh() {
     out+="$1 from $on to $3"$'\n'
     ((n == 0)) || c_toh $n "$2" "$3"
   fi
-  (($1 <= SMALL)) || return 0
-  [[ -n ${c_run[kept]+set} ]] || c_run[kept]=${out:start}
-  (($1 == SMALL)) || return 0
-  ((pending += 1 << SMALL, pending < FLUSH_EVERY)) || flush
+  (($1 > SMALL)) || keep "c$1$2$3" "$start" "$1"
 }
 
 cyclic() {
