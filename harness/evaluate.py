@@ -16,7 +16,7 @@ from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Shard, Violation
-from harness.normalise import OutputStream, Unreadable, reader, text
+from harness.normalise import OutOfTime, OutputStream, Unreadable, reader, text
 from harness.postgres import Database, QueryStream, Unavailable
 from harness.run import Interrupted, PortProcess, missing_requirement
 from harness.verify import Board
@@ -128,11 +128,13 @@ class _Reading:
         self.problem: tuple[Outcome, str] | None = None
         self.read_all = True
         self._expected: Iterator[Move] = iter(())
+        self._expired: Callable[[], bool] = lambda: False
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a problem is found and the diff around it is complete,
         or until the cell's time is up."""
         self.stream = OutputStream(blocks)
+        self._expired = expired
         self._expected = self._one_by_one(expired)
         try:
             for expected in self._expected:
@@ -192,6 +194,10 @@ class _Reading:
                 self.on_line(line)
             try:
                 move = self.reader.read(line)
+            except OutOfTime:
+                self._expired()  # marks the cell timed out
+                self.read_all = False
+                return False
             except (Unreadable, Violation) as error:
                 self._stop_reading(error)
                 return False

@@ -29,6 +29,10 @@ def text(line: bytes) -> str:
     return line.decode("utf-8", "replace").rstrip("\r")
 
 
+class OutOfTime(Exception):
+    """The cell's time ran out while a line was being read: a timeout, not a fault of the line."""
+
+
 class OutputStream:
     """A port's output as it arrives in blocks: taken either a known stretch of bytes at a time
     (:meth:`take`) or a line at a time (:meth:`line`), a line never longer than
@@ -94,9 +98,10 @@ class LineReader:
             try:
                 match = pattern.fullmatch(line, timeout=self._time_left(), concurrent=True)
             except TimeoutError:
+                if self._deadline is not None and time.monotonic() >= self._deadline:
+                    raise OutOfTime() from None
                 raise Unreadable(
                     f"the pattern {pattern.pattern!r} was still matching {shorten(line, 60)} after {MATCH_SECONDS:g} s"
-                    " or when the cell's time ran out, whichever came first"
                 ) from None
             if match:
                 disk = match["disk"] if "disk" in pattern.groupindex else None

@@ -376,6 +376,9 @@ class QueryStream:
             self._record(error)
 
     def expired(self) -> bool:
+        """Whether the deadline has passed; if it has, the query is cancelled as timed out."""
+        if time.monotonic() >= self.deadline and not self._timed_out.is_set():
+            self._expire()
         return self._timed_out.is_set()
 
     def _record(self, error: psycopg.Error) -> None:

@@ -178,7 +178,7 @@ def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said):
     deadline = time.monotonic() + 30
     while len(hanging := _hanging(started_in(tmpdir))) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(hanging) == 2
+    assert len(hanging) >= 2  # the two ports (and any launcher in front of python3, such as pyenv's)
     run.send_signal(sent)
     out, err = run.communicate(timeout=30)
     assert run.returncode == code, err

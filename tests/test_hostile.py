@@ -8,10 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from conftest import ROOT, left_behind, run_folder, suite
+from harness.discover import load_port
+from harness.normalise import LineReader, OutOfTime, Unreadable
 
 HOSTILE = (
     "endless-line", "long-line", "stderr-flood", "setsid-holder", "background-holder",
@@ -108,3 +111,14 @@ def test_a_pattern_that_backtracks_without_end_is_the_cells_error_naming_it(atta
     cell = attacked[1]["backtracking"]
     assert cell["outcome"] == "error"
     assert cell["detail"].startswith("line 1: the pattern '(?:(?:a|aa)+)+b (?P<src>\\\\d) (?P<dst>\\\\d)' was still matching 'aaaa"), cell
+
+
+def test_a_pattern_still_matching_when_the_cells_time_runs_out_is_a_timeout_not_a_bad_line(tmp_path):
+    """Past the deadline, a slow match is the clock's doing: the cell is judged as timed out."""
+    folder = suite(tmp_path, "backtracking", real=()) / "backtracking"
+    program = load_port(folder / "language.toml").program("binary")
+    late = LineReader(program.output, deadline=time.monotonic() - 1)
+    with pytest.raises(OutOfTime):
+        late.read("a" * 5000)
+    with pytest.raises(Unreadable, match="was still matching"):
+        LineReader(program.output, deadline=time.monotonic() + 60).read("a" * 5000)
