@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,12 +36,15 @@ def real_ports() -> dict[str, Port]:
 
 
 @pytest.fixture(scope="session")
-def database(tmp_path_factory):
-    """One embedded PostgreSQL for the tests that run the SQL port in-process; none left running after."""
-    folder = tmp_path_factory.mktemp("database")
+def database():
+    """One embedded PostgreSQL for the tests that run the SQL port in-process; none left running after.
+    Its data lies outside pytest's own temporary folders, which another pytest run on the machine may
+    lock to their owner or prune while this one still runs."""
+    folder = run_folder()
     with Database(parent=folder) as started:
         yield started
     assert postgres_servers(folder) == set(), "the embedded PostgreSQL outlived its Database"
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def postgres_servers(under: Path) -> set[str]:
