@@ -133,6 +133,7 @@ def harness(
 ) -> subprocess.CompletedProcess[str]:
     """The harness command, run as a separate process with a TMPDIR of its own, its tables wide
     enough not to wrap; nothing it started is left running or on disk when it ends."""
+    own = tmpdir is None
     tmpdir = tmpdir or run_folder()
     done = subprocess.run(
         [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
@@ -140,6 +141,8 @@ def harness(
     )
     leftovers = left_behind(tmpdir)
     assert leftovers is None, f"harness {' '.join(args)} left behind {leftovers}"
+    if own:
+        shutil.rmtree(tmpdir, ignore_errors=True)
     return done
 
 
