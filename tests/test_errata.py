@@ -77,7 +77,10 @@ def test_sourcing_the_bash_port_defines_the_listings_and_runs_nothing():
 
 
 def inferences_per_move(predicate: str, n: int) -> float:
-    goal = f"{predicate}(2, a, b, c, _), statistics(inferences, I0), {predicate}({n}, left, middle, right, _), statistics(inferences, I1), I is I1 - I0, print(I), nl"
+    goal = (
+        f"{predicate}(2, a, b, c, _), statistics(inferences, I0), {predicate}({n}, left, middle, right, _),"
+        " statistics(inferences, I1), I is I1 - I0, print(I), nl"
+    )
     done = subprocess.run(["swipl", "-q", "-l", "hanoi.pl", "-g", goal, "-t", "halt"], cwd=ROOT / "prolog",
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
