@@ -20,8 +20,15 @@ test: $(VENV)/.installed tools
 # Homebrew on macOS), it is installed; otherwise make says how, and that port's cells are skipped.
 TOOLS = swipl:swi-prolog-nox:swi-prolog c++:g++:gcc
 
+# On Linux, what the containers and the sandbox need, each as COMMAND:DEBIAN-PACKAGE: a Docker engine
+# (started by the tests where none answers), mmdebstrap for the base image with no registry,
+# compose for docker-compose.yml, bubblewrap for --isolation sandbox. Installed with apt where it can
+# be; otherwise the tests that need one are skipped, saying why.
+LINUX_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap
+
 tools:
-	@missing=""; for tool in $(TOOLS); do \
+	@if [ "$$(uname -s)" = Linux ]; then tools="$(TOOLS) $(LINUX_TOOLS)"; else tools="$(TOOLS)"; fi; \
+	missing=""; for tool in $$tools; do \
 	  set -- $$(echo $$tool | tr : ' '); command -v $$1 >/dev/null || missing="$$missing $$tool"; \
 	done; \
 	[ -z "$$missing" ] && exit 0; \
@@ -36,7 +43,7 @@ tools:
 	fi; \
 	for tool in $$missing; do \
 	  set -- $$(echo $$tool | tr : ' '); \
-	  command -v $$1 >/dev/null || echo "$$1 is missing: its port's cells will be skipped (Debian: apt-get install $$2; macOS: brew install $$3)"; \
+	  command -v $$1 >/dev/null || echo "$$1 is missing: what needs it is skipped (Debian: apt-get install $$2$${3:+; macOS: brew install $$3})"; \
 	done
 
 $(VENV)/.installed: pyproject.toml

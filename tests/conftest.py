@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from docker_engine import Engine, required
 from harness.build import build
 from harness.compare import StreamDigest
 from harness.discover import Port, discover
@@ -45,6 +46,19 @@ def database():
         yield started
     assert postgres_servers(folder) == set(), "the embedded PostgreSQL outlived its Database"
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    """A Docker engine and the local base image (see docker_engine.py); the tests that ask for it are
+    skipped where none can be had, or fail if HANOI_REQUIRE_DOCKER=1."""
+    engine = Engine()
+    problem = engine.start()
+    if problem:
+        engine.stop()
+        (pytest.fail if required() else pytest.skip)(problem)
+    yield
+    engine.stop()
 
 
 def postgres_servers(under: Path) -> set[str]:
