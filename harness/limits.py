@@ -1,0 +1,307 @@
+"""Hard limits around one cell, whatever it runs in: resident memory of the port's whole process
+tree, the number of its processes, and the deadline. Crossing one is a fact for the judge, named
+with what the port reached ("used more than 2 GiB of memory (peak 2.1 GiB)").
+
+Memory and processes are held by a control group of the cell's own where one can be made: cgroup v2
+(memory.max, pids.max), else the v1 memory and pids controllers. The kernel then refuses the fork
+and kills on memory itself, so a fork bomb or a runaway allocation is stopped at once. Where no
+control group is writable, a watcher samples the tree's resident memory and process count from
+/proc, and kills the tree when it crosses a limit: slower to notice, but the same verdict.
+Resident memory, not address space: SBCL, Go and the JVM reserve huge address spaces they never use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import signal
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+DEFAULT_MEMORY = 2 << 30
+DEFAULT_PROCESSES = 256
+WATCH_SECONDS = 0.05
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one cell may use: bytes of resident memory, processes at once, and seconds."""
+
+    memory: int = DEFAULT_MEMORY
+    processes: int = DEFAULT_PROCESSES
+    timeout: float = 120.0
+
+
+def parse_size(text: str) -> int:
+    """``2G``, ``512M``, ``2GiB``, ``1.5g`` or a number of bytes; ValueError for anything else."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    if not match or float(match[1]) <= 0:
+        raise ValueError(f"{text!r} is not a size such as 512M or 2G")
+    return int(float(match[1]) * UNITS[match[2]])
+
+
+def size(count: int) -> str:
+    """Bytes for people: ``2 GiB``, ``1.5 GiB``, ``300 MiB``."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} B"
+
+
+def memory_breach(limits: Limits, peak: int | None) -> str:
+    """Named with the peak where it was seen above the limit (a control group stops it at the limit)."""
+    reached = f" (peak {size(peak)})" if peak and peak > limits.memory else ""
+    return f"used more than {size(limits.memory)} of memory{reached}"
+
+
+def processes_breach(limits: Limits) -> str:
+    return f"tried to run more than {limits.processes} processes at once"
+
+
+class CellGroup:
+    """A control group for one cell: the port's tree is put in it before the port's program runs
+    (:meth:`wrap`), and it is emptied and removed when the cell is done (:meth:`close`). Or a
+    container's group, which the engine made and removes: :meth:`of_process`."""
+
+    _serial = itertools.count()
+
+    def __init__(self, limits: Limits, folders: dict[str, Path], version: int, owned: bool):
+        self.limits, self.folders, self.version, self.owned = limits, folders, version, owned
+        self._before = (0, 0)
+
+    @classmethod
+    def make(cls, limits: Limits) -> CellGroup | None:
+        """A new group with the limits written, or None where no control group can be made here."""
+        layout = _layout()
+        if layout is None:
+            return None
+        version, parents = layout
+        name = f"hanoi-{os.getpid()}-{next(cls._serial)}"
+        group = cls(limits, {controller: parent / name for controller, parent in parents.items()}, version, owned=True)
+        try:
+            for folder in dict.fromkeys(group.folders.values()):
+                folder.mkdir()
+            group._write_limits()
+        except OSError:
+            group.close()
+            return None
+        return group
+
+    @classmethod
+    def of_process(cls, pid: int, limits: Limits) -> CellGroup | None:
+        """The group a process is in (a container's, whose limits the engine wrote), or None where
+        it cannot be read from here."""
+        mounts, groups = _cgroup_mounts(), _groups(f"/proc/{pid}/cgroup")
+        if "cgroup2" in mounts and "0" in groups and (mounts["cgroup2"] / groups["0"].lstrip("/") / "memory.max").exists():
+            folder = mounts["cgroup2"] / groups["0"].lstrip("/")
+            return cls(limits, {"memory": folder, "pids": folder}, 2, owned=False)
+        if all(controller in mounts and controller in groups for controller in ("memory", "pids")):
+            folders = {controller: mounts[controller] / groups[controller].lstrip("/") for controller in ("memory", "pids")}
+            return cls(limits, folders, 1, owned=False)
+        return None
+
+    def _write_limits(self) -> None:
+        memory, pids = self.folders["memory"], self.folders["pids"]
+        if self.version == 2:
+            (memory / "memory.max").write_text(str(self.limits.memory))
+            _try_write(memory / "memory.swap.max", "0")
+        else:
+            (memory / "memory.limit_in_bytes").write_text(str(self.limits.memory))
+            _try_write(memory / "memory.memsw.limit_in_bytes", str(self.limits.memory))
+        (pids / "pids.max").write_text(str(self.limits.processes))
+
+    def begin(self) -> None:
+        """A cell starts in the group: count its crossings from here (a container's group outlives cells)."""
+        self._before = self._crossings()
+        if self.version == 1:
+            _try_write(self.folders["memory"] / "memory.max_usage_in_bytes", "0")
+
+    def _crossings(self) -> tuple[int, int]:
+        """How often, so far, the kernel killed for memory and refused a fork."""
+        memory, pids = self.folders["memory"], self.folders["pids"]
+        oom = _counter(memory / ("memory.events" if self.version == 2 else "memory.oom_control"), "oom_kill")
+        return oom, _counter(pids / "pids.events", "max")
+
+    def breach(self) -> str | None:
+        """The limit the cell crossed, if it did, with what it reached."""
+        oom, forks = (now - before for now, before in zip(self._crossings(), self._before))
+        if oom:
+            memory = self.folders["memory"]
+            peak = _number(memory / ("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
+            return memory_breach(self.limits, peak)
+        if forks:
+            return processes_breach(self.limits)
+        return None
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(line) for line in (self.folders["pids"] / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """The command, started by a shell that first moves itself into the group: so the port and
+        everything it starts are inside from the first instruction."""
+        procs = [str(folder / "cgroup.procs") for folder in dict.fromkeys(self.folders.values())]
+        joins = " && ".join(f'echo $$ > "${index + 1}"' for index in range(len(procs)))
+        return ["/bin/sh", "-c", f'{joins} && shift {len(procs)} && exec "$@"', "sh", *procs, *argv]
+
+    def kill(self) -> None:
+        """Kill every process in the group, until none is left (a fork bomb forks while it is killed)."""
+        kill_file = self.folders["pids"] / "cgroup.kill"
+        if self.version == 2 and kill_file.exists() and _try_write(kill_file, "1"):
+            return
+        for _ in range(100):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def close(self) -> None:
+        """Empty a group made for the cell, and remove it once its killed processes are gone."""
+        if not self.owned:
+            return
+        self.kill()
+        for folder in dict.fromkeys(self.folders.values()):
+            for _ in range(200):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # EBUSY while the killed processes are reaped
+                    threading.Event().wait(0.01)
+
+
+def _layout() -> tuple[int, dict[str, Path]] | None:
+    """Where this process may make groups with the memory and pids controllers: (2, {...}) for
+    cgroup v2, (1, {...}) for v1 hierarchies, or None."""
+    mounts = _cgroup_mounts()
+    own = _groups("/proc/self/cgroup")
+    unified = mounts.get("cgroup2")
+    if unified is not None and "0" in own:
+        parent = unified / own["0"].lstrip("/")
+        controllers = _read(parent / "cgroup.controllers").split()
+        if {"memory", "pids"} <= set(controllers) and _delegate(parent):
+            return 2, {"memory": parent, "pids": parent}
+    parents = {}
+    for controller in ("memory", "pids"):
+        if controller not in mounts or controller not in own:
+            return None
+        parents[controller] = mounts[controller] / own[controller].lstrip("/")
+    return 1, parents
+
+
+def _delegate(parent: Path) -> bool:
+    """Whether the v2 group can give its children memory and pids limits (it cannot while it
+    holds processes itself, unless it is the root)."""
+    enabled = set(_read(parent / "cgroup.subtree_control").split())
+    return {"memory", "pids"} <= enabled or _try_write(parent / "cgroup.subtree_control", "+memory +pids")
+
+
+def _cgroup_mounts() -> dict[str, Path]:
+    """Mount points: 'cgroup2' for the unified hierarchy, and each v1 controller's name."""
+    mounts: dict[str, Path] = {}
+    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+        before, _, after = line.partition(" - ")
+        fields, rest = before.split(), after.split()
+        if len(fields) < 5 or len(rest) < 3:
+            continue
+        if rest[0] == "cgroup2":
+            mounts.setdefault("cgroup2", Path(fields[4]))
+        elif rest[0] == "cgroup":
+            for option in rest[2].split(","):
+                mounts.setdefault(option, Path(fields[4]))
+    return mounts
+
+
+def _groups(path: str) -> dict[str, str]:
+    """A process's group in each hierarchy, from /proc/PID/cgroup: '0' for v2, and each v1 controller's name."""
+    groups = {}
+    for line in _read(Path(path)).splitlines():
+        number, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if number == "0" and not controllers:
+            groups["0"] = path
+        for controller in controllers.split(","):
+            if controller:
+                groups[controller] = path
+    return groups
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _try_write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text)
+    except OSError:
+        return False
+    return True
+
+
+def _number(path: Path) -> int | None:
+    text = _read(path).strip()
+    return int(text) if text.isdigit() else None
+
+
+def _counter(path: Path, key: str) -> int:
+    for line in _read(path).splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+class TreeWatch:
+    """Where no control group can be made: samples the resident memory and the number of the
+    processes ``members`` names, and calls ``kill`` when either crosses its limit."""
+
+    def __init__(self, limits: Limits, members: Callable[[], Iterable[int]], kill: Callable[[], None]):
+        self.limits, self.members, self.kill = limits, members, kill
+        self.peak = 0
+        self._breach: str | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(WATCH_SECONDS):
+            pids = list(self.members())
+            resident = sum(_resident(pid) for pid in pids)
+            self.peak = max(self.peak, resident)
+            if resident > self.limits.memory:
+                self._breach = memory_breach(self.limits, self.peak)
+            elif len(pids) > self.limits.processes:
+                self._breach = processes_breach(self.limits)
+            if self._breach:
+                self.kill()
+                return
+
+    def breach(self) -> str | None:
+        return self._breach
+
+    def close(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def _resident(pid: int) -> int:
+    """A process's resident memory in bytes, from /proc/PID/statm; 0 once it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
