@@ -71,6 +71,12 @@ def _key(port: Port, program: Program, method: str, n: int) -> str:
     return digest.hexdigest()[:24]
 
 
+def failed(returncode: int, shown: str, said: str) -> BuildFailed:
+    """A failed build, with the command and the compiler's first words."""
+    first = "\n".join(said.strip().splitlines()[:ERROR_LINES])
+    return BuildFailed(f"the build failed with exit code {returncode}: {shown}\n{first}".rstrip())
+
+
 def _compile(port: Port, program: Program, method: str, n: int, folder: Path, timeout: float) -> None:
     """Build into a fresh folder and move it into place whole, so no half-built program is ever found."""
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -85,8 +91,7 @@ def _compile(port: Port, program: Program, method: str, n: int, folder: Path, ti
         except subprocess.TimeoutExpired:
             raise BuildFailed(f"the build ran past {timeout:g} s: {shown}") from None
         if done.returncode or not (scratch / PROGRAM_NAME).is_file():
-            said = "\n".join((done.stderr or done.stdout).strip().splitlines()[:ERROR_LINES])
-            raise BuildFailed(f"the build failed with exit code {done.returncode}: {shown}\n{said}".rstrip())
+            raise failed(done.returncode, shown, done.stderr or done.stdout)
         try:
             scratch.rename(folder)
         except OSError:  # another harness built it first: theirs is as good

@@ -24,6 +24,8 @@ from harness import __version__
 from harness.bench import bench, bench_to_json, plot_bench, render_bench
 from harness.discover import Port, discover
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
+from harness.isolation import MODES, Isolation
+from harness.limits import DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Outcome, Shard
 from harness.postgres import BACKENDS, Database, Unavailable, check_dsn, sweep_servers
 from harness.report import FORMATS, Versions, junit, markdown, port_info, render, render_list
@@ -113,6 +115,20 @@ class ReportFile(click.ParamType):
         return str(path)
 
 
+class Size(click.ParamType):
+    """A number of bytes: ``2G``, ``512M``, ``1.5GiB``."""
+
+    name = "SIZE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
 OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "n": click.option("-n", "--n", "ns", type=DiscCounts(), required=True, help=f"Discs: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS})."),
     "port": click.option("-l", "--port", "--lang", "port_names", metavar="PORTS", help="Ports, comma-separated (default: all)."),
@@ -141,6 +157,17 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
         "--backend", type=click.Choice(BACKENDS),
         help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
     ),
+    "isolation": click.option(
+        "--isolation", type=click.Choice(MODES), default="subprocess", show_default=True,
+        help="Run each program as a plain subprocess, in a bubblewrap sandbox (no network, read-only), or in its port's container.",
+    ),
+    "memory": click.option(
+        "--memory", type=Size(), default="2G", show_default=True, help="Resident memory a cell's whole process tree may use: 512M, 2G.",
+    ),
+    "processes": click.option(
+        "--processes", type=click.IntRange(min=1), default=DEFAULT_PROCESSES, show_default=True,
+        help="Processes a cell may run at once (a fork bomb is an error, not an outage).",
+    ),
 }
 
 
@@ -157,6 +184,7 @@ def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 DATABASE = ("backend", "dsn")
 REPORTS = ("format", "json", "junit", "markdown")
+ISOLATION = ("isolation", "memory", "processes")
 
 
 def _names(value: str | None, known: list[str], what: str, hint: str) -> list[str]:
@@ -185,9 +213,11 @@ def _progress() -> Progress:
     )
 
 
-def _versions(ports: list[Port], database: Database) -> Versions:
+def _versions(ports: list[Port], database: Database, isolation: Isolation | None = None) -> Versions:
+    """Each port's interpreters' versions: here, or in the port's image when it runs in containers."""
+    asked = isolation.version if isolation else (lambda port, requirement: version(requirement))
     return {
-        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: version(req) for req in port.requires}
+        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: asked(port, req) for req in port.requires}
         for port in ports
     }
 
@@ -211,13 +241,18 @@ def _database(backend: str | None, dsn: str | None) -> Database:
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="'--dsn'") from None
     if backend is None:
-        backend = "server" if dsn else "embedded"
+        backend = "server" if dsn else "docker" if ctx.params.get("isolation") == "container" else "embedded"
     elif backend == "server" and not dsn:
         raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
     elif backend != "server" and given:
         raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
     ports: list[Port] = ctx.find_root().obj
     return Database(backend, dsn, folder=next((port.folder for port in ports if port.query), None))
+
+
+def _isolation(mode: str, memory: int, processes: int) -> Isolation:
+    """The run's isolation: the mode and each cell's limits."""
+    return Isolation(mode, Limits(memory, processes))
 
 
 class Terminated(KeyboardInterrupt):
@@ -319,28 +354,29 @@ def _publish(report: Report, form: str | None, json_file: str | None, junit_file
 
 
 @cli.command(epilog=EXIT_CODES)
-@options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE)
+@options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
 def compare(
     ports: list[Port], ns: list[int], port_names: str | None, method_names: str | None, jobs: int, timeout: float, strict: bool,
     max_moves: int, fail_fast: bool, shard: Shard | None, form: str | None, json_file: str | None, junit_file: str | None,
-    markdown_file: str | None, backend: str | None, dsn: str | None,
+    markdown_file: str | None, backend: str | None, dsn: str | None, isolation: str, memory: int, processes: int,
 ) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     ports, methods = _chosen(ports, port_names, method_names)
     started = now()
-    with _database(backend, dsn) as database, _progress() as progress:
+    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated, _progress() as progress:
         held = [1 for port in ports for method in methods for n in ns if shard is None or shard.holds(port.name, method, n)]
         task = progress.add_task("cells", total=len(held))
         cells = evaluate_all(
             ports, methods, ns, jobs, timeout, strict, database,
             on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
-            max_moves=max_moves, shard=shard, fail_fast=fail_fast,
+            max_moves=max_moves, shard=shard, fail_fast=fail_fast, isolation=isolated,
         )
-        versions = _versions(ports, database)
+        versions = _versions(ports, database, isolated)
     options_given = {
         "n": ns, "ports": [port.name for port in ports], "methods": methods, "jobs": jobs, "timeout": timeout, "strict": strict,
         "max_moves": max_moves, "fail_fast": fail_fast, "shard": str(shard) if shard else None, "backend": database.backend.name,
+        "isolation": isolation, "memory": memory, "processes": processes,
     }
     report = Report(
         "compare", started, now(), commit(PROJECT_ROOT), options_given, machine(),
@@ -404,8 +440,12 @@ def _read_report(path: str) -> Report:
 @click.argument("method")
 @options("n", "timeout", "strict", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
+@options(*ISOLATION)
 @click.pass_obj
-def run(ports: list[Port], port_name: str, method: str, ns: list[int], timeout: float, strict: bool, backend: str | None, dsn: str | None, raw: bool) -> None:
+def run(
+    ports: list[Port], port_name: str, method: str, ns: list[int], timeout: float, strict: bool, backend: str | None, dsn: str | None,
+    raw: bool, isolation: str, memory: int, processes: int,
+) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     if len(ns) != 1:
         raise click.BadParameter("run takes one n", param_hint="'--n'")
@@ -415,9 +455,9 @@ def run(ports: list[Port], port_name: str, method: str, ns: list[int], timeout: 
     def show(line: str) -> None:
         sys.stdout.write(line + "\n")
 
-    with _database(backend, dsn) as database:
+    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated:
         cell = evaluate(
-            port, method, ns[0], timeout, strict, database=database,
+            port, method, ns[0], timeout, strict, database=database, isolation=isolated,
             on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
         )
     sys.stdout.flush()
@@ -430,16 +470,20 @@ def run(ports: list[Port], port_name: str, method: str, ns: list[int], timeout: 
 
 
 @cli.command(name="list", epilog=EXIT_CODES)
-@options("port", "strict", "format", *DATABASE)
+@options("port", "strict", "format", *DATABASE, *ISOLATION)
 @click.pass_obj
-def list_ports(ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None) -> None:
-    """Show each port, its methods, and whether its interpreter is here, with its version
-    (for the SQL port, the PostgreSQL server it runs on). --format json is what CI builds its jobs from."""
+def list_ports(
+    ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None,
+    isolation: str, memory: int, processes: int,
+) -> None:
+    """Show each port, its methods, and whether its interpreter is here, with its version (for the
+    SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
+    what CI builds its jobs from."""
     ports, _ = _chosen(ports, port_names, None)
     missing = {}
-    with _database(backend, dsn) as database:
+    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated:
         for port in ports:
-            requirement = missing_requirement(port)
+            requirement = missing_requirement(port) if isolated.mode != "container" else None
             if requirement:
                 missing[port.name] = f"{requirement.executable}; {requirement.install}".rstrip("; ")
             elif port.query:
@@ -447,7 +491,7 @@ def list_ports(ports: list[Port], port_names: str | None, strict: bool, form: st
                     database.version()
                 except Unavailable as error:
                     missing[port.name] = str(error)
-        versions = _versions(ports, database)
+        versions = _versions(ports, database, isolated)
     form = form or ("pretty" if sys.stdout.isatty() else "plain")
     render_list(Console(highlight=False), form, ports, versions, missing)
     broken = any(port.problem for port in ports) or (strict and bool(missing))

@@ -10,11 +10,20 @@ from a registry. The engine is reached through the Docker SDK, from the environm
 from __future__ import annotations
 
 import hashlib
+import queue
 import threading
+import time
 from pathlib import Path
+from typing import Callable, Iterator
 
 import docker
 import docker.errors
+
+from harness.build import BuildFailed, failed
+from harness.discover import Program, fill
+from harness.limits import CellGroup, Limits
+from harness.model import Finish
+from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, describe_exit
 
 CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -104,8 +113,10 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str) -> No
 CELL_USER = "65534:65534"
 """Cells run as nobody: root in the container could do more with a read-only root than it should."""
 PORT_MOUNT = "/port"
-BUILD_FOLDER = "/tmp/hanoi-build"
+BUILD_FOLDER = "/build"
+"""Where a compiled port is built, in the container: the only place a cell may execute what it wrote."""
 TMP_SIZE = "256m"
+QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
 """What runs in a container between cells; the process limit leaves room for them."""
@@ -166,18 +177,43 @@ class PortContainer:
 
     def __init__(self, client: docker.DockerClient, image: str, folder: Path, limits: Limits):
         self.client, self.folder = client, folder
-        self.built: set[str] = set()
+        self.built: set[Path] = set()
+        self._build_lock = threading.Lock()
         try:
             self.container = client.containers.run(
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
-                tmpfs={"/tmp": f"rw,nosuid,nodev,size={TMP_SIZE}", "/run": "rw,nosuid,nodev,size=1m"},
+                tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}", BUILD_FOLDER: f"rw,exec,nosuid,nodev,size={TMP_SIZE}"},
                 volumes={str(folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}, working_dir=PORT_MOUNT,
                 mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], labels={"org.hanoi-polyglot.port": folder.name},
             )
         except docker.errors.DockerException as error:
             raise ContainerError(f"the container of {folder.name} did not start: {_first_line(error)}") from None
-        self.group = ContainerGroup(self.container, limits)
+        self.container.reload()
+        self.group = CellGroup.of_process(self.container.attrs["State"]["Pid"], limits)
+        """The container's control group, read from here to name a limit the cell crossed; None if unreadable."""
+
+    def build(self, program: Program, method: str, n: int, timeout: float) -> Path | None:
+        """The program built in this container with its own toolchain (once per container), or None
+        if it needs no build; :class:`BuildFailed` if the build fails."""
+        if not program.build:
+            return None
+        shown = " ".join(fill(program.build, method, n, Path("{binary}")))
+        binary = Path(BUILD_FOLDER) / hashlib.sha256(shown.encode()).hexdigest()[:16] / "program"
+        with self._build_lock:
+            if binary not in self.built:
+                argv = ["sh", "-c", 'mkdir -p "$1" && shift && exec "$@"', "sh", str(binary.parent), *fill(program.build, method, n, binary)]
+                with ContainerCell(self, argv, timeout, done=lambda: None) as building:
+                    said = b"".join(building.output()).decode("utf-8", "replace")
+                    finish = building.finish()
+                if finish.timed_out:
+                    raise BuildFailed(f"the build ran past {timeout:g} s: {shown}")
+                if finish.limit:
+                    raise BuildFailed(f"the build {finish.limit}: {shown}")
+                if finish.failure:
+                    raise failed(building.returncode, shown, finish.evidence.removeprefix("stderr:\n") or said)
+                self.built.add(binary)
+        return binary
 
     def execute(self, argv: list[str], stdin: bool = False) -> str:
         """Start ``argv`` in the container as a cell's process, returning the exec's id."""
@@ -185,6 +221,17 @@ class PortContainer:
             self.container.id, argv, stdout=True, stderr=True, stdin=stdin, user=CELL_USER, workdir=PORT_MOUNT,
             environment={"HOME": "/tmp", "TMPDIR": "/tmp"},
         )["Id"]
+
+    def version(self, argv: list[str]) -> str | None:
+        """The first line a version command prints in this container, or None if it cannot say."""
+        if not argv:
+            return None
+        try:
+            done = self.container.exec_run(argv, user=CELL_USER, workdir=PORT_MOUNT)
+        except docker.errors.DockerException:
+            return None
+        lines = [line.strip() for line in done.output.decode("utf-8", "replace").splitlines() if line.strip()]
+        return lines[0] if lines and done.exit_code == 0 else None
 
     def kill_cell(self) -> None:
         """Kill every process a cell left in the container: all of nobody's (the idle process is root's)."""
@@ -198,3 +245,118 @@ class PortContainer:
             self.container.remove(force=True)
         except docker.errors.DockerException:
             pass  # gone already
+
+
+class ContainerCell:
+    """One cell's program run by ``docker exec`` in a container of its port, which is the cell's
+    alone until :meth:`finish` gives it back. Same use as a PortProcess: iterate :meth:`output`,
+    then :meth:`finish`; a context manager."""
+
+    def __init__(self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None]):
+        """``done`` is called once the cell is over and the container idle again."""
+        self.container, self._done = container, done
+        self.deadline = time.monotonic() + timeout
+        self._timed_out = self._stopped = self._finished = False
+        self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
+        self._stderr = StderrKeeper()
+        if container.group:
+            container.group.begin()
+        try:
+            self._exec = container.execute(argv)
+            stream = container.client.api.exec_start(self._exec, stream=True, demux=True)
+        except docker.errors.DockerException as error:
+            done()
+            raise ContainerError(f"the cell did not start in the container of {container.folder.name}: {_first_line(error)}") from None
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream) -> None:
+        try:
+            for out, err in stream:
+                if err:
+                    self._stderr.feed(err)
+                if out:
+                    self._blocks.put(out)
+        except Exception:  # the container was removed under the stream: the run is closing
+            pass
+        finally:
+            self._blocks.put(None)
+
+    def _running(self) -> bool:
+        try:
+            return bool(self.container.client.api.exec_inspect(self._exec)["Running"])
+        except docker.errors.DockerException:
+            return False
+
+    def output(self) -> Iterator[bytes]:
+        """The program's stdout in blocks, until it ends (a process it left behind holding the
+        output is killed), until a limit is crossed, or until the deadline."""
+        exited_at: float | None = None
+        while not self._stopped:
+            now = time.monotonic()
+            if now >= self.deadline:
+                self._expire()
+                return
+            if self._breach():
+                return
+            try:
+                block = self._blocks.get(timeout=min(POLL_SECONDS, self.deadline - now))
+            except queue.Empty:
+                if exited_at is None and not self._running():
+                    exited_at = now
+                    self.container.kill_cell()  # what it left behind goes, and the output closes
+                continue
+            if block is None:
+                return
+            yield block
+
+    def _breach(self) -> str | None:
+        breach = self.container.group.breach() if self.container.group else None
+        if breach:
+            self.container.kill_cell()
+        return breach
+
+    def expired(self) -> bool:
+        if time.monotonic() >= self.deadline and not self._timed_out:
+            self._expire()
+        return self._timed_out
+
+    def _expire(self) -> None:
+        self._timed_out = True
+        self.container.kill_cell()
+
+    def stop(self) -> None:
+        self._stopped = True
+        self.container.kill_cell()
+
+    def finish(self) -> Finish:
+        if self._finished:
+            return self._result
+        self._reader.join(max(self.deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
+        if self._reader.is_alive():
+            self._expire()
+            self._reader.join()
+        try:
+            returncode = self.container.client.api.exec_inspect(self._exec)["ExitCode"] or 0
+        except docker.errors.DockerException:
+            returncode = 0
+        self.returncode = returncode
+        self.container.kill_cell()
+        limit = self.container.group.breach() if self.container.group else None
+        tail = self._stderr.text()
+        self._finished = True
+        self._result = Finish(
+            failure=describe_exit(returncode) if returncode else None,
+            timed_out=self._timed_out,
+            stopped=self._stopped,
+            evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
+            limit=limit,
+        )
+        self._done()
+        return self._result
+
+    def __enter__(self) -> ContainerCell:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.finish()

@@ -11,13 +11,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable, Iterator
 
-from harness.build import BuildFailed, build
+from harness.build import BuildFailed
 from harness.compare import Divergence, StreamDigest
+from harness.containers import ContainerError
 from harness.discover import Port, Program
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Shard, Violation
+from harness.isolation import Isolation
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Runner, Shard, Violation
 from harness.normalise import OutOfTime, OutputStream, Unreadable, reader, text
-from harness.postgres import Database, QueryStream, Unavailable
+from harness.postgres import Database, Unavailable
 from harness.run import Interrupted, PortProcess, missing_requirement
 from harness.verify import Board
 
@@ -36,28 +38,32 @@ def evaluate(
     database: Database | None = None,
     on_line: Callable[[str], None] | None = None,
     on_move: Callable[[Move], None] | None = None,
+    isolation: Isolation | None = None,
 ) -> Cell:
     """Run one (port, method, n) cell; ``on_line`` sees each raw line, ``on_move`` each verified move.
     A missing interpreter skips the cell, or with ``strict`` makes it an error. A port that runs in
-    PostgreSQL runs in ``database``."""
+    PostgreSQL runs in ``database``; a program, as ``isolation`` says (a plain subprocess, with the
+    default limits, if it says nothing)."""
     cell = Cell(port.name, method, n)
     started = time.perf_counter()
-    _play(cell, port, timeout, strict, database, on_line, on_move)
+    _play(cell, port, timeout, strict, database, on_line, on_move, isolation or Isolation())
     cell.seconds = time.perf_counter() - started
     return cell
 
 
-def _play(cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move) -> None:
-    refusal = _refusal(port, cell.method, strict)
+def _play(
+    cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move, isolation: Isolation
+) -> None:
+    refusal = _refusal(port, cell.method, strict, isolation)
     if refusal:
         cell.outcome, cell.reason, cell.detail = refusal
         return
     program = port.program(cell.method)
     try:
-        process = _start(port, program, cell.method, cell.n, timeout, database)
-    except (BuildFailed, Unavailable, Interrupted) as error:
+        process = _start(port, program, cell.method, cell.n, timeout, database, isolation)
+    except (BuildFailed, Unavailable, Interrupted, ContainerError) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
-        cell.reason = {BuildFailed: Reason.BUILD, Unavailable: Reason.DATABASE}.get(type(error), Reason.NOT_RUN)
+        cell.reason = {BuildFailed: Reason.BUILD, Unavailable: Reason.DATABASE, ContainerError: Reason.START}.get(type(error), Reason.NOT_RUN)
         return
     except OSError as error:
         cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.START, f"could not start the port's program: {error}"
@@ -82,11 +88,11 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Ce
 
 
 def _start(
-    port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None
-) -> PortProcess | QueryStream:
-    """The port running: a program as a subprocess (built first if it must be), a query in PostgreSQL."""
+    port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None, isolation: Isolation
+) -> Runner:
+    """The port running: a program as the isolation says (built first if it must be), a query in PostgreSQL."""
     if program.query is None:
-        return PortProcess(program.argv(method, n, build(port, program, method, n, max(timeout, BUILD_TIMEOUT))), port.folder, timeout)
+        return isolation.start(port, program, method, n, timeout, max(timeout, BUILD_TIMEOUT))
     if database is None:
         raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
     return database.open(program.query, method, n, timeout)
@@ -98,16 +104,20 @@ def too_many_moves(method: str, n: int, max_moves: int | None) -> str | None:
     return f"{count:,} moves is over --max-moves {max_moves:,}" if max_moves is not None and count > max_moves else None
 
 
-def _refusal(port: Port, method: str, strict: bool) -> tuple[Outcome, Reason, str] | None:
-    """Why the cell cannot run at all, if it cannot."""
+def _refusal(port: Port, method: str, strict: bool, isolation: Isolation) -> tuple[Outcome, Reason, str] | None:
+    """Why the cell cannot run at all, if it cannot. In a container, the port's image brings its
+    own interpreters, so those missing here do not matter."""
     if port.problem:
         return Outcome.ERROR, Reason.MANIFEST, port.problem
     if method not in port.methods:
         return Outcome.SKIPPED, Reason.NOT_OFFERED, f"{port.name} does not offer the {method} method"
-    missing = missing_requirement(port)
+    missing = missing_requirement(port) if isolation.mode != "container" else None
     if missing:
         detail = f"{missing.executable} not found on PATH" + (f"; {missing.install}" if missing.install else "")
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
+    refused = isolation.refusal() if port.programs[method].query is None else None
+    if refused:
+        return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, refused
     return None
 
 
@@ -230,7 +240,10 @@ class _Reading:
         """The outcome, most fundamental fault first: a port that hung or crashed is not judged on its moves."""
         cell = self.cell
         cell.moves = self.divergence.count
-        if finish.timed_out:
+        if finish.limit:
+            cell.outcome, cell.reason = Outcome.ERROR, Reason.LIMIT
+            cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
+        elif finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
             cell.reason = Reason.TIMEOUT
         elif self.problem and self.problem[0] is Outcome.ERROR:
@@ -272,6 +285,7 @@ def evaluate_all(
     max_moves: int | None = None,
     shard: Shard | None = None,
     fail_fast: bool = False,
+    isolation: Isolation | None = None,
 ) -> list[Cell]:
     """Every (port, method, n) cell, or those of one ``shard``, ``jobs`` at a time, returned in a
     stable order. A cell with more moves than ``max_moves`` is skipped, saying so; with ``fail_fast``,
@@ -291,7 +305,7 @@ def evaluate_all(
         elif failed.is_set():
             cell = Cell(port.name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
         else:
-            cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database)
+            cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database, isolation=isolation)
         if fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
             failed.set()
         if on_done:
@@ -310,6 +324,8 @@ def evaluate_all(
         PortProcess.stop_all()
         if database:
             database.stop_all()
+        if isolation:
+            isolation.close()
         raise
     pool.shutdown()
     return [future.result() for future in futures]

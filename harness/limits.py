@@ -1,5 +1,5 @@
 """Hard limits around one cell, whatever it runs in: resident memory of the port's whole process
-tree, the number of its processes, and the deadline. Crossing one is a fact for the judge, named
+tree, and the number of its processes (the deadline is the runner's). Crossing one is a fact for the judge, named
 with what the port reached ("used more than 2 GiB of memory (peak 2.1 GiB)").
 
 Memory and processes are held by a control group of the cell's own where one can be made: cgroup v2
@@ -30,11 +30,10 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 @dataclass(frozen=True)
 class Limits:
-    """What one cell may use: bytes of resident memory, processes at once, and seconds."""
+    """What one cell may use besides its time: bytes of resident memory, and processes at once."""
 
     memory: int = DEFAULT_MEMORY
     processes: int = DEFAULT_PROCESSES
-    timeout: float = 120.0
 
 
 def parse_size(text: str) -> int:
@@ -266,37 +265,59 @@ def _counter(path: Path, key: str) -> int:
     return 0
 
 
-class TreeWatch:
-    """Where no control group can be made: samples the resident memory and the number of the
-    processes ``members`` names, and calls ``kill`` when either crosses its limit."""
+class Fence:
+    """The limits around one cell's process tree: its own control group where one can be made,
+    else samples of the tree from /proc. A watcher checks every few milliseconds and kills the tree
+    the moment a limit is crossed (the kernel has already refused the fork or killed for memory, but
+    a port may go on trying)."""
 
-    def __init__(self, limits: Limits, members: Callable[[], Iterable[int]], kill: Callable[[], None]):
-        self.limits, self.members, self.kill = limits, members, kill
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.group = CellGroup.make(limits)
+        if self.group:
+            self.group.begin()
         self.peak = 0
         self._breach: str | None = None
         self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread: threading.Thread | None = None
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """The command as it must start to be inside the fence from its first instruction."""
+        return self.group.wrap(argv) if self.group else argv
+
+    def watch(self, members: Callable[[], Iterable[int]], kill: Callable[[], None]) -> None:
+        """Start watching the tree ``members`` names, calling ``kill`` when it crosses a limit."""
+        self._thread = threading.Thread(target=self._watch, args=(members, kill), daemon=True)
         self._thread.start()
 
-    def _watch(self) -> None:
+    def _watch(self, members: Callable[[], Iterable[int]], kill: Callable[[], None]) -> None:
         while not self._done.wait(WATCH_SECONDS):
-            pids = list(self.members())
-            resident = sum(_resident(pid) for pid in pids)
-            self.peak = max(self.peak, resident)
-            if resident > self.limits.memory:
-                self._breach = memory_breach(self.limits, self.peak)
-            elif len(pids) > self.limits.processes:
-                self._breach = processes_breach(self.limits)
+            self._breach = self.group.breach() if self.group else self._sample(members)
             if self._breach:
-                self.kill()
+                kill()
                 return
 
+    def _sample(self, members: Callable[[], Iterable[int]]) -> str | None:
+        pids = list(members())
+        resident = sum(_resident(pid) for pid in pids)
+        self.peak = max(self.peak, resident)
+        if resident > self.limits.memory:
+            return memory_breach(self.limits, self.peak)
+        if len(pids) > self.limits.processes:
+            return processes_breach(self.limits)
+        return None
+
     def breach(self) -> str | None:
-        return self._breach
+        """The limit crossed, if one was, with what the port reached."""
+        return self._breach or (self.group.breach() if self.group else None)
 
     def close(self) -> None:
+        """Stop watching, and empty and remove the control group."""
         self._done.set()
-        self._thread.join()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        if self.group:
+            self.group.close()
 
 
 def _resident(pid: int) -> int:

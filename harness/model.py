@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple, Protocol
 
 PEGS = 3
 QUOTE_CHARS = 120
@@ -131,12 +131,41 @@ METHODS: dict[str, Rules] = {
 @dataclass(frozen=True)
 class Finish:
     """How a port's run ended, as facts for the judge: what went wrong in the runner's words (None if
-    nothing did), whether the deadline or the caller stopped it, and what the port said on the way out."""
+    nothing did), whether the deadline or the caller stopped it, what the port said on the way out,
+    and the limit it crossed, named with what it reached (None if it crossed none)."""
 
     failure: str | None
     timed_out: bool
     stopped: bool
     evidence: str
+    limit: str | None = None
+
+
+class Runner(Protocol):
+    """A cell's program running, whatever runs it: a subprocess, a sandbox, a container, a query in
+    PostgreSQL. Starting one is making it; then iterate :meth:`output` (stdout in blocks), and
+    :meth:`finish` for how it ended. A context manager, so nothing of it outlives the cell."""
+
+    @property
+    def deadline(self) -> float:
+        """When the cell's time is up, on :func:`time.monotonic`'s clock."""
+        ...
+
+    def output(self) -> Iterator[bytes]: ...
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed; if it has, the program is stopped as timed out."""
+        ...
+
+    def stop(self) -> None:
+        """End it early: the caller has read all it needs, or the run is closing."""
+        ...
+
+    def finish(self) -> Finish: ...
+
+    def __enter__(self) -> Runner: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
 
 
 class Outcome(str, enum.Enum):
@@ -153,6 +182,7 @@ class Reason(str, enum.Enum):
 
     VIOLATION = "violation"  # a move or the end position breaks the rules
     TIMEOUT = "timeout"
+    LIMIT = "limit"  # the port's tree used more memory or processes than the run allows
     CRASH = "crash"  # the port exited with an error or was killed
     UNREADABLE = "unreadable"  # output no pattern of the manifest reads
     START = "start"  # the port's program could not be started

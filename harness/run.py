@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.discover import Port, Requirement
+from harness.limits import Fence, Limits
 from harness.model import Finish
 
 BLOCK_BYTES = 1 << 20
@@ -188,31 +189,38 @@ def _reap(pid: int) -> None:
         pass
 
 
-class _StderrKeeper:
+class StderrKeeper:
     """The first and last few lines of a port's stderr, each cut short, in bounded memory however much
-    it writes: the first lines name the error in some languages, the last in most."""
+    it writes: the first lines name the error in some languages, the last in most. Fed blocks as they
+    come, by :meth:`feed` or by a thread reading a stream (:meth:`reading`)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self) -> None:
         self._head: list[bytes] = []
         self._tail: list[bytes] = []
         self._partial = b""
         self._partial_bytes = 0
         self._dropped = 0
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
 
-    def _read(self, stream) -> None:
-        fd = stream.fileno()
+    @classmethod
+    def reading(cls, stream) -> StderrKeeper:
+        keeper = cls()
+        keeper._thread = threading.Thread(target=keeper._read, args=(stream.fileno(),), daemon=True)
+        keeper._thread.start()
+        return keeper
+
+    def _read(self, fd: int) -> None:
         while block := os.read(fd, 1 << 16):
-            *complete, rest = block.split(b"\n")
-            for piece in complete:
-                self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
-                self._partial, self._partial_bytes = b"", 0
-            room = STDERR_LINE_BYTES - len(self._partial)
-            self._partial += rest[: max(room, 0)]
-            self._partial_bytes += len(rest)
-        if self._partial_bytes:
-            self._line(self._partial, self._partial_bytes)
+            self.feed(block)
+
+    def feed(self, block: bytes) -> None:
+        *complete, rest = block.split(b"\n")
+        for piece in complete:
+            self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
+            self._partial, self._partial_bytes = b"", 0
+        room = STDERR_LINE_BYTES - len(self._partial)
+        self._partial += rest[: max(room, 0)]
+        self._partial_bytes += len(rest)
 
     def _line(self, kept: bytes, length: int) -> None:
         line = kept[:STDERR_LINE_BYTES] + (f"… ({length - STDERR_LINE_BYTES:,} more bytes)".encode() if length > STDERR_LINE_BYTES else b"")
@@ -225,7 +233,12 @@ class _StderrKeeper:
             self._dropped += 1
 
     def text(self) -> str:
-        self._thread.join()
+        """What was kept, once the stream has ended."""
+        if self._thread is not None:
+            self._thread.join()
+        if self._partial_bytes:
+            self._line(self._partial, self._partial_bytes)
+            self._partial, self._partial_bytes = b"", 0
         lines = self._head + ([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []) + self._tail
         return b"\n".join(lines).decode("utf-8", "replace").rstrip()
 
@@ -247,23 +260,31 @@ class PortProcess:
         for process in running:
             process.stop()
 
-    def __init__(self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None):
+    def __init__(
+        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = Limits()
+    ):
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         with self._lock:
             if self._closing.is_set():
                 raise Interrupted("the run is closing: no port starts now")
-            self._process = subprocess.Popen(
-                argv,
-                cwd=folder,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                env={**os.environ, CELL_MARKER: self._marker},
-            )
+            self._fence = Fence(limits)
+            try:
+                self._process = subprocess.Popen(
+                    self._fence.wrap(argv),
+                    cwd=folder,
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                    env={**os.environ, CELL_MARKER: self._marker},
+                )
+            except BaseException:
+                self._fence.close()
+                raise
             self._running.add(self)
+        self._fence.watch(lambda: marked_processes(self._marker), self._kill)
         self._deadline = time.monotonic() + timeout
-        self._stderr = _StderrKeeper(self._process.stderr)
+        self._stderr = StderrKeeper.reading(self._process.stderr)
         if stdin is not None:
             threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
         self._timed_out = False
@@ -324,6 +345,8 @@ class PortProcess:
             self._expire()
             returncode = self._process.wait()
         self._kill()  # whatever the port left running goes with it
+        limit = self._fence.breach()
+        self._fence.close()
         with self._lock:
             self._running.discard(self)
         tail = self._stderr.text()
@@ -332,6 +355,7 @@ class PortProcess:
             timed_out=self._timed_out,
             stopped=self._stopped,
             evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
+            limit=limit,
         )
 
     def _expire(self) -> None:

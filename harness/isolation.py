@@ -1,0 +1,106 @@
+"""Where a cell's program runs, and what holds it there: as a plain subprocess, in a bubblewrap
+sandbox, or in its port's container. Every mode keeps the same limits (memory, processes, the
+deadline: limits.py), and every mode's running cell is a :class:`~harness.model.Runner`.
+
+- ``subprocess``: the program as the user who runs the harness; only the limits hold it.
+- ``sandbox``: bubblewrap, with no network, the whole file system read-only, the port's folder
+  and its build read-only where they are, a private writable /tmp, a process namespace of its own,
+  and death with the harness.
+- ``container``: ``docker exec`` in a container of the port's image (containers.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.build import build
+from harness.containers import ContainerCell, ContainerError, PortContainers
+from harness.discover import Port, Program, Requirement
+from harness.limits import Limits
+from harness.model import Runner
+from harness.run import PortProcess, version
+
+MODES = ("subprocess", "sandbox", "container")
+BWRAP = "bwrap"
+BWRAP_INSTALL = "Debian: apt-get install bubblewrap"
+
+
+@dataclass
+class Isolation:
+    """How the run isolates its cells: the mode, the limits of each cell, and, for containers, the
+    run's containers (closed with the run)."""
+
+    mode: str = "subprocess"
+    limits: Limits = field(default_factory=Limits)
+    containers: PortContainers | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode == "container" and self.containers is None:
+            self.containers = PortContainers(self.limits)
+
+    def refusal(self) -> str | None:
+        """Why no cell can run in this mode here, if none can."""
+        if self.mode == "sandbox" and shutil.which(BWRAP) is None:
+            return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
+        return None
+
+    def start(self, port: Port, program: Program, method: str, n: int, timeout: float, build_timeout: float) -> Runner:
+        """The cell's program running (built first, if it must be)."""
+        if self.mode == "container":
+            assert self.containers is not None
+            container = self.containers.take(port.name, port.folder)
+            try:
+                binary = container.build(program, method, n, build_timeout)
+            except BaseException:
+                self.containers.give_back(container)
+                raise
+            argv = program.argv(method, n, binary)
+            return ContainerCell(container, argv, timeout, done=lambda: self.containers.give_back(container))
+        binary = build(port, program, method, n, build_timeout)
+        argv = program.argv(method, n, binary)
+        if self.mode == "sandbox":
+            argv = sandboxed(argv, port.folder, binary)
+        return PortProcess(argv, port.folder, timeout, limits=self.limits)
+
+    def version(self, port: Port, requirement: Requirement) -> str | None:
+        """What the requirement's version command says where the port runs: here, or in its image."""
+        if self.mode != "container":
+            return version(requirement)
+        assert self.containers is not None
+        try:
+            container = self.containers.take(port.name, port.folder)
+        except ContainerError:
+            return None
+        try:
+            return container.version(list(requirement.version))
+        finally:
+            self.containers.give_back(container)
+
+    def close(self) -> None:
+        if self.containers is not None:
+            self.containers.close()
+
+    def __enter__(self) -> Isolation:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def sandboxed(argv: list[str], folder: Path, binary: Path | None) -> list[str]:
+    """The command under bubblewrap: the port sees the machine read-only, its folder and build where
+    they are (read-only too), a private /tmp (and TMPDIR) of its own, no network, no other process."""
+    private = ["--tmpfs", "/tmp"]
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir and Path(tmpdir) != Path("/tmp"):
+        private += ["--tmpfs", tmpdir]
+    shown = [folder, *([binary.parent] if binary else [])]
+    binds = [part for path in shown for part in ("--ro-bind", str(path), str(path))]
+    return [
+        BWRAP, "--die-with-parent", "--unshare-all", "--new-session",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *private, *binds,
+        "--chdir", str(folder), "--", *argv,
+    ]
