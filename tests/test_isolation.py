@@ -1,0 +1,121 @@
+"""Isolation as a contract: hostile ports (tests/fake_ports/hostile-*) in each mode. Under sandbox
+and container, a network connection and a write outside the port's folder are refused; in every
+mode, the memory and process limits and the deadline hold, a crossing is an error that names the
+limit, and a daemon a port leaves behind is gone when its cell ends."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import FAKE_PORTS, REAL_PORTS, compare_json, reference_digest, suite
+from harness.isolation import BWRAP
+
+HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
+ESCAPED = FAKE_PORTS / "hostile-write-escaped"
+LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
+
+
+@pytest.fixture(params=["subprocess", "sandbox", "container"])
+def mode(request):
+    if request.param == "sandbox" and shutil.which(BWRAP) is None:
+        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+    if request.param == "container":
+        request.getfixturevalue("docker_engine")
+    return request.param
+
+
+class Listener:
+    """A TCP server on this machine's own address that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks the outward address
+            host = probe.getsockname()[0]
+        except OSError:
+            host = "127.0.0.1"
+        finally:
+            probe.close()
+        self.server = socket.create_server((host, 0))
+        self.address = f"{host}/{self.server.getsockname()[1]}"
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            connection.close()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def daemons() -> list[str]:
+    """The hostile daemon's processes, wherever they run (a container's are seen from here too)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "cmdline").read_bytes().split(b"\0")[0] == b"hanoi-hostile-daemon":
+                    found.append(proc.name)
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.docker
+def test_hostile_ports_are_named_outcomes(tmp_path, mode):
+    root = suite(tmp_path, *HOSTILE, real=())
+    shutil.copytree(FAKE_PORTS / "hostile-network", root / "hostile-network")
+    listener = Listener()
+    (root / "hostile-network" / "address").write_text(listener.address)
+    try:
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, *LIMITS, root=root)
+        escaped = ESCAPED.exists()
+    finally:
+        listener.close()
+        ESCAPED.unlink(missing_ok=True)
+    cells = {cell["language"]: cell for cell in report["cells"]}
+    assert done.returncode == 1, done.stdout + done.stderr
+
+    assert cells["hostile-memory"]["outcome"] == "error"
+    assert cells["hostile-memory"]["detail"].startswith("used more than 256 MiB of memory after 0 moves")
+    assert cells["hostile-forks"]["outcome"] == "error"
+    assert cells["hostile-forks"]["detail"].startswith("tried to run more than 64 processes at once after 0 moves")
+    assert (cells["hostile-hang"]["outcome"], cells["hostile-hang"]["detail"]) == ("error", "timed out after 5 s, having printed 0 moves")
+    assert cells["hostile-daemon"]["outcome"] == "pass"
+    assert daemons() == []
+
+    if mode == "subprocess":  # nothing but the limits holds a port here
+        assert (cells["hostile-network"]["outcome"], listener.accepted) == ("pass", 1)
+        assert (cells["hostile-write"]["outcome"], escaped) == ("pass", True)
+    else:
+        assert cells["hostile-network"]["outcome"] == "error"
+        assert "Network is unreachable" in cells["hostile-network"]["detail"], cells["hostile-network"]["detail"]
+        assert listener.accepted == 0
+        assert cells["hostile-write"]["outcome"] == "error"
+        assert "Read-only file system" in cells["hostile-write"]["detail"], cells["hostile-write"]["detail"]
+        assert not escaped
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("isolated", ["sandbox", "container"])
+def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
+    if isolated == "sandbox" and shutil.which(BWRAP) is None:
+        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+    if isolated == "container":
+        request.getfixturevalue("docker_engine")
+    done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {cell["language"] for cell in report["cells"]} == set(REAL_PORTS)
+    for cell in report["cells"]:
+        assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"])), cell
