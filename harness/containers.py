@@ -235,6 +235,8 @@ class PortContainer:
 
     def kill_cell(self) -> None:
         """Kill every process a cell left in the container: all of nobody's (the idle process is root's)."""
+        if self.group and len(self.group.pids()) <= len(IDLE_PROCESSES):
+            return  # nothing left: no exec needed
         try:
             self.client.api.exec_start(self.client.api.exec_create(self.container.id, ["sh", "-c", "kill -KILL -1"], user=CELL_USER)["Id"])
         except docker.errors.DockerException:
