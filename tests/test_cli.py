@@ -79,6 +79,10 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
         (["compare", "--n", "3", "--backend", "server"], "--backend server needs --dsn or HANOI_PG_DSN"),
         (["compare", "--n", "3", "--backend", "docker", "--dsn", "host=x"], "give only one of them"),
         (["list", "--backend", "cloud"], "'cloud' is not one of 'embedded', 'server', 'docker'"),
+        (["compare", "--n", "3", "--isolation", "vm"], "'vm' is not one of 'subprocess', 'sandbox', 'container'"),
+        (["compare", "--n", "3", "--memory", "lots"], "'lots' is not a size such as 512M or 2G"),
+        (["run", "bash", "binary", "--n", "3", "--memory", "0"], "'0' is not a size such as 512M or 2G"),
+        (["compare", "--n", "3", "--processes", "0"], "--processes"),
         (["frobnicate"], "No such command 'frobnicate'"),
     ],
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, compare_json, reference_digest, suite
+from conftest import FAKE_PORTS, REAL_PORTS, compare_json, harness, reference_digest, suite
 from harness.isolation import BWRAP
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
@@ -119,3 +119,24 @@ def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
     assert {cell["language"] for cell in report["cells"]} == set(REAL_PORTS)
     for cell in report["cells"]:
         assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"])), cell
+
+
+def test_the_sandbox_without_bubblewrap_skips_saying_how(tmp_path):
+    tools = tmp_path / "bin"  # bash, but no bwrap
+    tools.mkdir()
+    (tools / "bash").symlink_to(shutil.which("bash"))
+    done, report = compare_json(
+        tmp_path, "--n", "2", "--lang", "bash", "--method", "binary", "--isolation", "sandbox", env={"PATH": str(tools)}
+    )
+    [cell] = report["cells"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert cell["outcome"] == "skipped"
+    assert cell["detail"] == "the sandbox needs bubblewrap, and bwrap is not on PATH; Debian: apt-get install bubblewrap"
+
+
+@pytest.mark.docker
+def test_list_in_containers_shows_the_images_interpreters(docker_engine):
+    done = harness("list", "--isolation", "container")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for version in ("GNU bash 5", "Python 3", "SWI-Prolog version 9", "c++ (Debian", "(docker)"):
+        assert version in done.stdout, done.stdout
