@@ -23,7 +23,7 @@ from harness.build import BuildFailed, failed
 from harness.discover import Program, fill
 from harness.limits import CellGroup, Limits
 from harness.model import Finish
-from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, describe_exit
+from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, ended
 
 CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -345,15 +345,8 @@ class ContainerCell:
         self.returncode = returncode
         self.container.kill_cell()
         limit = self.container.group.breach() if self.container.group else None
-        tail = self._stderr.text()
         self._finished = True
-        self._result = Finish(
-            failure=describe_exit(returncode) if returncode else None,
-            timed_out=self._timed_out,
-            stopped=self._stopped,
-            evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
-            limit=limit,
-        )
+        self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit)
         self._done()
         return self._result
 

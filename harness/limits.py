@@ -159,11 +159,7 @@ class CellGroup:
             pids = self.pids()
             if not pids:
                 return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill_each(pids)
 
     def close(self) -> None:
         """Empty a group made for the cell, and remove it once its killed processes are gone."""
@@ -179,6 +175,15 @@ class CellGroup:
                     break
                 except OSError:  # EBUSY while the killed processes are reaped
                     threading.Event().wait(0.01)
+
+
+def kill_each(pids: Iterable[int]) -> None:
+    """SIGKILL each process; one gone already is fine."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def _layout() -> tuple[int, dict[str, Path]] | None:

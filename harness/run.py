@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.discover import Port, Requirement
-from harness.limits import Fence, Limits
+from harness.limits import Fence, Limits, kill_each
 from harness.model import Finish
 
 BLOCK_BYTES = 1 << 20
@@ -171,11 +171,7 @@ def kill_tree(leader: int, marker: str) -> None:
         pids = marked_processes(marker)
         if not pids:
             return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_each(pids)
         for pid in pids:
             if pid != leader:  # the leader is subprocess's to reap
                 _reap(pid)
@@ -241,6 +237,18 @@ class StderrKeeper:
             self._partial, self._partial_bytes = b"", 0
         lines = self._head + ([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []) + self._tail
         return b"\n".join(lines).decode("utf-8", "replace").rstrip()
+
+
+def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None) -> Finish:
+    """How a program's run ended, from its exit code and what the runner saw."""
+    tail = stderr.text()
+    return Finish(
+        failure=describe_exit(returncode) if returncode else None,
+        timed_out=timed_out,
+        stopped=stopped,
+        evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
+        limit=limit,
+    )
 
 
 class PortProcess:
@@ -349,14 +357,7 @@ class PortProcess:
         self._fence.close()
         with self._lock:
             self._running.discard(self)
-        tail = self._stderr.text()
-        return Finish(
-            failure=describe_exit(returncode) if returncode else None,
-            timed_out=self._timed_out,
-            stopped=self._stopped,
-            evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
-            limit=limit,
-        )
+        return ended(returncode, self._timed_out, self._stopped, self._stderr, limit)
 
     def _expire(self) -> None:
         self._timed_out = True
