@@ -59,6 +59,17 @@ class Listener:
         self.server.close()
 
 
+def port_containers() -> set[str]:
+    """The ports' containers there are now, running or not (none where no engine answers)."""
+    try:
+        import docker
+
+        containers = docker.from_env().containers.list(all=True, filters={"label": "org.hanoi-polyglot.port"})
+    except Exception:  # no engine: no containers
+        return set()
+    return {container.id for container in containers}
+
+
 def daemons() -> list[str]:
     """The hostile daemon's processes, wherever they run (a container's are seen from here too)."""
     found = []
@@ -114,8 +125,10 @@ def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
         pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
     if isolated == "container":
         request.getfixturevalue("docker_engine")
+    before = port_containers()
     done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert port_containers() == before, "a port's container outlived the run"
     assert {cell["language"] for cell in report["cells"]} == set(REAL_PORTS)
     for cell in report["cells"]:
         assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"])), cell
