@@ -19,10 +19,10 @@ modes = ("subprocess", "sandbox", "container")
 reports = {mode: json.loads((Path(sys.argv[1]) / f"{mode}.json").read_text()) for mode in modes}
 print("| port | " + " | ".join(f"{mode} s/cell" for mode in modes) + " |")
 print("| --- |" + " --- |" * len(modes))
-for port in sorted({cell["language"] for cell in reports["subprocess"]["cells"]}):
+for port in sorted({cell["port"] for cell in reports["subprocess"]["cells"]}):
     row = []
     for mode in modes:
-        seconds = [cell["seconds"] for cell in reports[mode]["cells"] if cell["language"] == port and cell["outcome"] == "pass"]
+        seconds = [cell["seconds"] for cell in reports[mode]["cells"] if cell["port"] == port and cell["outcome"] == "pass"]
         if mode == "container" and port != "sql":
             seconds = seconds[1:]  # the first cell started the container
         row.append(f"{statistics.median(seconds):.3f}" if seconds else "–")

@@ -258,7 +258,8 @@ class ContainerCell:
         """``done`` is called once the cell is over and the container idle again."""
         self.container, self._done = container, done
         self.deadline = time.monotonic() + timeout
-        self._timed_out = self._stopped = self._finished = False
+        self._timed_out = self._stopped = False
+        self._result: Finish | None = None
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
         self._stderr = StderrKeeper()
         if container.group:
@@ -332,7 +333,7 @@ class ContainerCell:
         self.container.kill_cell()
 
     def finish(self) -> Finish:
-        if self._finished:
+        if self._result is not None:
             return self._result
         self._reader.join(max(self.deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
         if self._reader.is_alive():
@@ -345,7 +346,6 @@ class ContainerCell:
         self.returncode = returncode
         self.container.kill_cell()
         limit = self.container.group.breach() if self.container.group else None
-        self._finished = True
         self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit)
         self._done()
         return self._result

@@ -50,15 +50,16 @@ class Isolation:
     def start(self, port: Port, program: Program, method: str, n: int, timeout: float, build_timeout: float) -> Runner:
         """The cell's program running (built first, if it must be)."""
         if self.mode == "container":
-            assert self.containers is not None
-            container = self.containers.take(port.name, port.folder)
+            containers = self.containers
+            assert containers is not None
+            container = containers.take(port.name, port.folder)
             try:
                 binary = container.build(program, method, n, build_timeout)
             except BaseException:
-                self.containers.give_back(container)
+                containers.give_back(container)
                 raise
             argv = program.argv(method, n, binary)
-            return ContainerCell(container, argv, timeout, done=lambda: self.containers.give_back(container))
+            return ContainerCell(container, argv, timeout, done=lambda: containers.give_back(container))
         binary = build(port, program, method, n, build_timeout)
         argv = program.argv(method, n, binary)
         if self.mode == "sandbox":

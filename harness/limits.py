@@ -36,6 +36,9 @@ class Limits:
     processes: int = DEFAULT_PROCESSES
 
 
+DEFAULT_LIMITS = Limits()
+
+
 def parse_size(text: str) -> int:
     """``2G``, ``512M``, ``2GiB``, ``1.5g`` or a number of bytes; ValueError for anything else."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
@@ -197,7 +200,7 @@ def _layout() -> tuple[int, dict[str, Path]] | None:
         controllers = _read(parent / "cgroup.controllers").split()
         if {"memory", "pids"} <= set(controllers) and _delegate(parent):
             return 2, {"memory": parent, "pids": parent}
-    parents = {}
+    parents: dict[str, Path] = {}
     for controller in ("memory", "pids"):
         if controller not in mounts or controller not in own:
             return None

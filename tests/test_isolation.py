@@ -95,7 +95,7 @@ def test_hostile_ports_are_named_outcomes(tmp_path, mode):
     finally:
         listener.close()
         ESCAPED.unlink(missing_ok=True)
-    cells = {cell["language"]: cell for cell in report["cells"]}
+    cells = {cell["port"]: cell for cell in report["cells"]}
     assert done.returncode == 1, done.stdout + done.stderr
 
     assert cells["hostile-memory"]["outcome"] == "error"
@@ -129,7 +129,7 @@ def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
     done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated)
     assert done.returncode == 0, done.stdout + done.stderr
     assert port_containers() == before, "a port's container outlived the run"
-    assert {cell["language"] for cell in report["cells"]} == set(REAL_PORTS)
+    assert {cell["port"] for cell in report["cells"]} == set(REAL_PORTS)
     for cell in report["cells"]:
         assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"])), cell
 
