@@ -22,17 +22,29 @@ from harness.postgres import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
-PROGRAM_PORTS = ("python", "bash", "prolog", "cpp")
-REAL_PORTS = (*PROGRAM_PORTS, "sql")
+PORTS = {port.name: port for port in discover(ROOT)}
+"""The project's ports, found as the harness finds them: a new folder with a manifest joins every test."""
+REAL_PORTS = tuple(PORTS)
+OFFERED = [(name, method) for name, port in PORTS.items() for method in port.methods]
+"""Each (port, method) its manifest lists."""
 REPORT_SCHEMA = json.loads((ROOT / "harness" / "report.schema.json").read_text())
 jsonschema.Draft202012Validator.check_schema(REPORT_SCHEMA)
 
 
 @pytest.fixture(scope="session")
 def real_ports() -> dict[str, Port]:
-    ports = {port.name: port for port in discover(ROOT)}
-    assert set(REAL_PORTS) <= set(ports), f"expected the ports {REAL_PORTS}, found {sorted(ports)}"
-    return ports
+    problems = {name: port.problem for name, port in PORTS.items() if port.problem}
+    assert not problems, f"the project's manifests must be sound: {problems}"
+    return PORTS
+
+
+def offered(method: str, n: int) -> list[str]:
+    """The project's ports that run ``method`` for ``n`` discs: they list it, take that n, and their
+    interpreter is here (a missing one is skipped, with how to install it)."""
+    return [
+        name for name, port in PORTS.items()
+        if method in port.methods and n >= port.program(method).min_n and port.program(method).missing() is None
+    ]
 
 
 @pytest.fixture(scope="session")
