@@ -138,24 +138,28 @@ class _Reading:
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a problem is found and the diff around it is complete,
-        or until the cell's time is up."""
+        or until the cell's time is up; with ``on_line``, every line the port printed still goes to it,
+        past one that stopped the reading too."""
         self.stream = OutputStream(blocks)
         self._expired = expired
         self._expected = self._one_by_one(expired)
         try:
-            for expected in self._expected:
-                if not self._next(expected):
-                    return
-            if self.read_all:  # the reference is done: anything more must not be a move
-                while self._next(None):
-                    pass
+            self._read_moves()
         except Unreadable as error:  # a line with no end
             self._stop_reading(error)
-        if self.on_line:  # every line the port printed, past one that stopped the reading too
+        if self.on_line:
             try:
                 while (raw := self.stream.line()) is not None:
                     self.on_line(text(raw))
             except Unreadable:
+                pass
+
+    def _read_moves(self) -> None:
+        for expected in self._expected:
+            if not self._next(expected):
+                return
+        if self.read_all:  # the reference is done: anything more must not be a move
+            while self._next(None):
                 pass
 
     def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
