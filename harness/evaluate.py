@@ -201,6 +201,7 @@ class _Reading:
 
     def _next(self, expected: Move | None) -> bool:
         """Read the output's next move and walk it beside ``expected``; False when reading stops."""
+        raw = None  # the line the move came from, when it is the only move of its line
         while not self._pending:
             raw = self.stream.line()
             if raw is None:
@@ -227,7 +228,7 @@ class _Reading:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
-                if self.wording and move == expected:
+                if self.wording and raw is not None and move == expected:
                     self.wording.learn(move, raw)
         if not self.divergence.feed(move, expected) and self.problem:
             self.read_all = False

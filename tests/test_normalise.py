@@ -161,7 +161,10 @@ def load_output(text: str) -> Output:
 
 
 def test_blank_lines_and_ignored_lines_are_skipped_and_nothing_else():
-    reader = LineReader(load_output("patterns = ['Move (?P<src>[ABC]) to (?P<dst>[ABC])']\npegs = ['A', 'B', 'C']\nignore = ['Towers of Hanoi, \\d+ discs', 'Total moves = \\d+']\n"))
+    reader = LineReader(load_output(
+        "patterns = ['Move (?P<src>[ABC]) to (?P<dst>[ABC])']\npegs = ['A', 'B', 'C']\n"
+        "ignore = ['Towers of Hanoi, \\d+ discs', 'Total moves = \\d+']\n"
+    ))
     assert [reader.read(line) for line in ["Towers of Hanoi, 2 discs", "", "   ", "Move A to B", "Total moves = 1"]] == [
         [], [], [], [Move(None, 0, 1)], []
     ]
