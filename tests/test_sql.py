@@ -220,9 +220,9 @@ def test_run_prints_the_sql_ports_rows_and_canonical_moves():
     assert canonical.stdout.splitlines() == ["1 0 1", "2 0 2", "1 1 2"]
 
 
-@pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_a_signal_stops_the_query_and_the_embedded_server(sent, code):
-    tmpdir = run_folder()
+def _long_query_running(tmpdir: Path) -> tuple[subprocess.Popen[str], str]:
+    """A harness run, with ``tmpdir`` as its TMPDIR, whose embedded server runs a long query; and
+    that server's data folder."""
     run = harness_process(
         "compare", "--n", "24", "--lang", "sql", "--method", "recursive", tmpdir=tmpdir,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -231,6 +231,13 @@ def test_a_signal_stops_the_query_and_the_embedded_server(sent, code):
     while not postgres_servers(tmpdir) and time.monotonic() < deadline:
         time.sleep(0.1)
     [data] = postgres_servers(tmpdir)
+    return run, data
+
+
+@pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_stops_the_query_and_the_embedded_server(sent, code):
+    tmpdir = run_folder()
+    run, data = _long_query_running(tmpdir)
     time.sleep(1)  # the query is running
     started = time.monotonic()
     run.send_signal(sent)
@@ -262,14 +269,7 @@ def test_a_signal_while_the_embedded_server_starts_leaves_nothing(sent):
 def test_the_next_run_removes_what_a_killed_run_left():
     """SIGKILL leaves no chance to clean up: the next run in the same temporary folder does it, and says so."""
     tmpdir = run_folder()
-    run = harness_process(
-        "compare", "--n", "24", "--lang", "sql", "--method", "recursive", tmpdir=tmpdir,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 60
-    while not postgres_servers(tmpdir) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    [data] = postgres_servers(tmpdir)
+    run, data = _long_query_running(tmpdir)
     run.kill()
     run.communicate(timeout=30)
     assert postgres_servers(tmpdir) == {data}
