@@ -147,23 +147,27 @@ def sweep_orphans() -> int:
     ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
     prefix = f"{CELL_MARKER}=".encode()
     killed = 0
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                variables = environ.read().split(b"\0")
-        except OSError:
-            continue
+    for pid, variables in _environments():
         marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
         tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
         if marker and tmpdir == ours and not alive(marker.partition(":")[0]):
             try:
-                os.kill(int(entry.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 killed += 1
             except ProcessLookupError:
                 pass
     return killed
+
+
+def _environments() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and environment variables (``NAME=value``), as far as /proc lets us read them."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    yield int(entry.name), environ.read().split(b"\0")
+            except OSError:  # gone, or not ours to read
+                continue
 
 
 def kill_group(pid: int) -> None:
@@ -177,16 +181,7 @@ def kill_group(pid: int) -> None:
 def marked_processes(marker: str) -> list[int]:
     """The processes whose environment carries ``marker``: a port's whole tree, however it forked."""
     wanted = f"{CELL_MARKER}={marker}".encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                    if wanted in environ.read().split(b"\0"):
-                        found.append(int(entry.name))
-            except OSError:  # gone, or not ours to read
-                continue
-    return found
+    return [pid for pid, variables in _environments() if wanted in variables]
 
 
 def kill_tree(leader: int, marker: str) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import jsonschema
 import pytest
@@ -63,17 +64,11 @@ def postgres_servers(under: Path) -> set[str]:
     """The data folders, below ``under``, of the PostgreSQL servers running now (not exited ones
     awaiting their parent): only what one test started, whatever else runs on the machine."""
     found = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
-            except (OSError, IndexError):
-                continue
-            if argv[0].endswith(b"/postgres") and b"-D" in argv[:-1] and state != "Z":
-                data = argv[argv.index(b"-D") + 1].decode()
-                if Path(data).is_relative_to(under):
-                    found.add(data)
+    for _, argv in _live("cmdline"):
+        if argv[0].endswith(b"/postgres") and b"-D" in argv[:-1]:
+            data = argv[argv.index(b"-D") + 1].decode()
+            if Path(data).is_relative_to(under):
+                found.add(data)
     return found
 
 
@@ -81,17 +76,21 @@ def started_in(folder: Path) -> list[int]:
     """The live processes whose TMPDIR is ``folder``: everything one harness run started (its ports,
     their children however they forked, its PostgreSQL), and nothing any other run did."""
     wanted = f"TMPDIR={folder}".encode()
-    found = []
+    return [pid for pid, variables in _live("environ") if wanted in variables]
+
+
+def _live(name: str) -> Iterator[tuple[int, list[bytes]]]:
+    """Each running process (not an exited one awaiting its parent), with its /proc file ``name``
+    (cmdline or environ) split at its NULs."""
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                variables = (proc / "environ").read_bytes().split(b"\0")
+                parts = (proc / name).read_bytes().split(b"\0")
                 state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
             except (OSError, IndexError):
                 continue
-            if wanted in variables and state != "Z":
-                found.append(int(proc.name))
-    return found
+            if state != "Z":
+                yield int(proc.name), parts
 
 
 def run_folder() -> Path:
