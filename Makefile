@@ -5,46 +5,43 @@
 VENV ?= .venv
 N ?= 5
 
-.PHONY: compare test tools clean
+.PHONY: compare test tools isolation-tools clean
 
-compare: $(VENV)/.installed tools
+compare: tools
 	$(VENV)/bin/harness compare --n $(N)
 
-test: $(VENV)/.installed tools
+test: tools isolation-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
-# The tools the ports need beyond Python and Bash, each as COMMAND:DEBIAN-PACKAGE:HOMEBREW-FORMULA.
-# Where one is missing and this machine can install it (Debian's apt as root or through sudo,
-# Homebrew on macOS), it is installed; otherwise make says how, and that port's cells are skipped.
-TOOLS = swipl:swi-prolog-nox:swi-prolog c++:g++:gcc
+# The tools the ports need beyond Python, as each port's manifest names them in [[requires]]: where
+# one is missing and this machine can install it (Debian's apt as root or through sudo, Homebrew on
+# macOS), it is installed; otherwise harness doctor says how, and that port's cells are skipped.
+# The test suite's own small programs (tests/contributed) are set up the same way.
+tools: $(VENV)/.installed
+	@$(VENV)/bin/harness --root . doctor --install || true
+	@$(VENV)/bin/harness --root tests/contributed doctor --install || true
 
 # On Linux, what the containers and the sandbox need, each as COMMAND:DEBIAN-PACKAGE: a Docker engine
 # (started by the tests where none answers), mmdebstrap for the base image with no registry,
 # compose for docker-compose.yml, bubblewrap for --isolation sandbox. Installed with apt where it can
 # be; otherwise the tests that need one are skipped, saying why.
-LINUX_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap
+ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap
 
-tools:
-	@if [ "$$(uname -s)" = Linux ]; then tools="$(TOOLS) $(LINUX_TOOLS)"; else tools="$(TOOLS)"; fi; \
-	missing=""; for tool in $$tools; do \
-	  set -- $$(echo $$tool | tr : ' '); command -v $$1 >/dev/null || missing="$$missing $$tool"; \
+isolation-tools:
+	@[ "$$(uname -s)" = Linux ] || exit 0; \
+	missing=""; for tool in $(ISOLATION_TOOLS); do \
+	  command -v $${tool%%:*} >/dev/null || missing="$$missing $${tool#*:}"; \
 	done; \
 	[ -z "$$missing" ] && exit 0; \
-	debian=$$(for tool in $$missing; do echo $$tool | cut -d: -f2; done); \
-	brew=$$(for tool in $$missing; do echo $$tool | cut -d: -f3; done); \
 	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$debian; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	elif command -v apt-get >/dev/null && command -v sudo >/dev/null; then \
-	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$debian; \
-	elif command -v brew >/dev/null; then \
-	  brew install $$brew; \
-	fi; \
-	for tool in $$missing; do \
-	  set -- $$(echo $$tool | tr : ' '); \
-	  command -v $$1 >/dev/null || echo "$$1 is missing: what needs it is skipped (Debian: apt-get install $$2$${3:+; macOS: brew install $$3})"; \
-	done
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "missing for --isolation sandbox/container:$$missing (Debian packages); those tests are skipped"; \
+	fi
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)

@@ -22,20 +22,23 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness import __version__
 from harness.bench import bench, bench_to_json, plot_bench, render_bench
-from harness.discover import Port, discover
+from harness.discover import Port, discover, find_root
+from harness.doctor import DoctorError, install, needs
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
 from harness.isolation import MODES, Isolation
 from harness.limits import DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Outcome, Shard
 from harness.postgres import BACKENDS, Database, Unavailable, check_dsn, sweep_servers
 from harness.report import FORMATS, Versions, junit, markdown, port_info, render, render_list
-from harness.run import become_subreaper, missing_requirement, sweep_orphans, version
+from harness.run import become_subreaper, missing_requirement, sweep_orphans
 from harness.scaffold import ScaffoldError, new_language
 from harness.serialize import Report, ReportError, commit, from_json, machine, now, to_json
 from harness.transcripts import TranscriptError, render_transcripts, replay
 from harness.transcripts import discover as discover_transcripts
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""The harness's own checkout, whose commit a report names; the ports may be anywhere."""
+ROOT_VARIABLE = "HANOI_ROOT"
 MAX_DISCS = 64
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
 MAX_TIMEOUT = 7 * 24 * 3600
@@ -213,11 +216,10 @@ def _progress() -> Progress:
     )
 
 
-def _versions(ports: list[Port], database: Database, isolation: Isolation | None = None) -> Versions:
+def _versions(ports: list[Port], database: Database, isolation: Isolation) -> Versions:
     """Each port's interpreters' versions: here, or in the port's image when it runs in containers."""
-    asked = isolation.version if isolation else (lambda port, requirement: version(requirement))
     return {
-        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: asked(port, req) for req in port.requires}
+        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: isolation.version(port, req)[0] for req in port.requires}
         for port in ports
     }
 
@@ -307,16 +309,24 @@ number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="harness")
 @click.option(
-    "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=PROJECT_ROOT,
-    show_default="the project's checkout", help="Folder whose subfolders hold the ports, one language.toml each.",
+    "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar=ROOT_VARIABLE,
+    show_default=f"${ROOT_VARIABLE}, else the current folder or the nearest parent with a */language.toml",
+    help="Folder whose subfolders hold the ports, one language.toml each.",
 )
 @click.pass_context
-def cli(ctx: click.Context, root: Path) -> None:
+def cli(ctx: click.Context, root: Path | None) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
     _sweep_leftovers()
-    ctx.obj = discover(root)
-    if not ctx.obj and ctx.invoked_subcommand not in ("new-language", "merge"):
-        raise click.UsageError(f"no ports under {root}: a port is a folder with a language.toml (harness new-language NAME starts one)")
+    found = find_root(root)
+    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge")
+    if found is None and needs_ports:
+        raise click.UsageError(
+            "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
+        )
+    ctx.meta["root"] = found or Path.cwd()
+    ctx.obj = discover(ctx.meta["root"])
+    if not ctx.obj and needs_ports:
+        raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
 
 
 def _write(path: str, text: str, what: str) -> bool:
@@ -471,10 +481,11 @@ def run(
 
 @cli.command(name="list", epilog=EXIT_CODES)
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
+@click.option("--verbose", "-v", is_flag=True, help="Also say why a version could not be read.")
 @click.pass_obj
 def list_ports(
     ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None,
-    isolation: str, memory: int, processes: int,
+    isolation: str, memory: int, processes: int, verbose: bool,
 ) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
@@ -485,17 +496,46 @@ def list_ports(
         for port in ports:
             requirement = missing_requirement(port) if isolated.mode != "container" else None
             if requirement:
-                missing[port.name] = f"{requirement.executable}; {requirement.install}".rstrip("; ")
+                missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
             elif port.query:
                 try:
                     database.version()
                 except Unavailable as error:
                     missing[port.name] = str(error)
         versions = _versions(ports, database, isolated)
-    form = form or ("pretty" if sys.stdout.isatty() else "plain")
-    render_list(Console(highlight=False), form, ports, versions, missing)
+        form = form or ("pretty" if sys.stdout.isatty() else "plain")
+        console = Console(highlight=False)
+        render_list(console, form, ports, versions, missing)
+        if verbose:
+            for port in ports:
+                for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
+                    reason = isolated.version(port, requirement)[1]
+                    console.print(f"{port.name}: {requirement.executable} version unknown: {reason}", markup=False)
     broken = any(port.problem for port in ports) or (strict and bool(missing))
     sys.exit(1 if broken else 0)
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
+@click.pass_obj
+def doctor(ports: list[Port], install_missing: bool) -> None:
+    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say.
+    Exit 0 when everything is here, 1 when something is still missing."""
+    found = needs(ports)
+    missing = [need.requirement for need in found if not need.found]
+    if missing and install_missing:
+        try:
+            install(missing)
+        except DoctorError as error:
+            click.echo(f"cannot install {', '.join(req.executable for req in missing)}: {error}", err=True)
+        found = needs(ports)
+    for need in found:
+        state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
+        click.echo(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})")
+    still = [need.requirement.executable for need in found if not need.found]
+    if still:
+        click.echo(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped")
+    sys.exit(1 if still else 0)
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -505,7 +545,7 @@ def list_ports(
 def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None, dsn: str | None) -> None:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
-    root = ctx.find_root().params["root"]
+    root = ctx.meta["root"]
     try:
         found = discover_transcripts(root)
     except TranscriptError as error:
@@ -545,7 +585,7 @@ def bench_command(
             ports, methods, ns, repeat, max_moves, timeout, database,
             on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.port}/{cell.method} n={cell.n}"),
         )
-        versions = _versions(ports, database)
+        versions = _versions(ports, database, Isolation())
     render_bench(console, cells, about, versions, repeat)
     written = True
     if json_file:
@@ -561,15 +601,19 @@ def bench_command(
 
 @cli.command(name="new-language")
 @click.argument("name")
-@click.option("--interpreter", help="The command that runs the program (default: NAME).")
+@click.option("--interpreter", help="The command that runs the program (default: NAME); with --build, the compiler.")
 @click.option("--program", help="The program's file name (default: hanoi.NAME).")
-@click.option("--comment", default="#", show_default=True, help="How a comment line starts in the language.")
+@click.option("--comment", default="#", show_default=True, help="How a comment line starts in the language: //, --, ;, %...")
+@click.option("--version-flag", default="--version", show_default=True, help="What asks the interpreter or compiler its version: -v, -version, version...")
+@click.option("--build", is_flag=True, help="A compiled language: the manifest builds the program with --interpreter, then runs what it built.")
 @click.pass_context
-def new_language_command(ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str) -> None:
+def new_language_command(
+    ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str, version_flag: str, build: bool
+) -> None:
     """Start a port: a folder NAME with a language.toml and a stub program, ready for compare."""
-    root = ctx.find_root().params["root"]
+    root = ctx.meta["root"]
     try:
-        made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment)
+        made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment, version_flag, build)
     except ScaffoldError as error:
         raise click.UsageError(str(error), ctx) from None
     except OSError as error:

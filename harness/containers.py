@@ -222,16 +222,18 @@ class PortContainer:
             environment={"HOME": "/tmp", "TMPDIR": "/tmp"},
         )["Id"]
 
-    def version(self, argv: list[str]) -> str | None:
-        """The first line a version command prints in this container, or None if it cannot say."""
+    def version(self, argv: list[str]) -> tuple[str | None, str]:
+        """The first line a version command prints in this container, and why not, if it cannot say."""
         if not argv:
-            return None
+            return None, "the manifest gives no version command"
         try:
             done = self.container.exec_run(argv, user=CELL_USER, workdir=PORT_MOUNT)
-        except docker.errors.DockerException:
-            return None
+        except docker.errors.DockerException as error:
+            return None, f"{' '.join(argv)} could not run in the port's container: {error}"
         lines = [line.strip() for line in done.output.decode("utf-8", "replace").splitlines() if line.strip()]
-        return lines[0] if lines and done.exit_code == 0 else None
+        if done.exit_code != 0:
+            return None, f"{' '.join(argv)} exited with code {done.exit_code} in the port's container"
+        return (lines[0], "") if lines else (None, f"{' '.join(argv)} printed nothing")
 
     def kill_cell(self) -> None:
         """Kill every process a cell left in the container: all of nobody's (the idle process is root's)."""

@@ -1,12 +1,15 @@
 """Find the ports: every folder with a ``language.toml`` manifest is one.
 
 A manifest that cannot be read does not stop discovery: the port is kept with its problem,
-so every cell of it reports that problem and the other ports still run.
+so every cell of it reports that problem and the other ports still run. Every key is checked,
+so a misspelt one is a problem too, not a silent default.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,17 +19,36 @@ import regex
 from harness.model import METHODS, PEGS
 
 MANIFEST = "language.toml"
-PLACEHOLDERS = ("{method}", "{n}")
-OUTPUT_FORMATS = ("lines", "drawings")
+OUTPUT_FORMATS = ("lines", "states", "drawings")
+PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "requires")
+PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
+OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
+REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
+QUERY_KEYS = ("load", "query")
+GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
+"""For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 
 
 @dataclass(frozen=True)
 class Requirement:
-    """An executable a port needs, how to ask its version, and how to get it."""
+    """An executable a port needs, how to ask its version, and how to get it: in words (``install``)
+    and as the package that provides it on Debian and on Homebrew, for ``harness doctor --install``."""
 
     executable: str
     version: tuple[str, ...] = ()
     install: str = ""
+    debian: str = ""
+    homebrew: str = ""
+
+    @property
+    def found(self) -> bool:
+        return shutil.which(self.executable) is not None
+
+    @property
+    def advice(self) -> str:
+        """How to install it, for whoever lacks it."""
+        ways = [f"Debian: apt-get install {self.debian}"] * bool(self.debian) + [f"macOS: brew install {self.homebrew}"] * bool(self.homebrew)
+        return self.install or "; ".join(ways)
 
 
 @dataclass(frozen=True)
@@ -40,27 +62,44 @@ class Query:
 
 @dataclass(frozen=True)
 class Output:
-    """How to read what a program prints. ``lines``: one move a line, read by ``patterns``.
+    """How to read what a program prints. ``lines``: moves, read by ``patterns``. ``states``: the
+    board after each move, one tower a match of ``patterns``, each move worked out from the change.
     ``drawings``: the cyclic Tower of Hanoi article's horizontal drawings of the towers, one drawing
-    after each move, each row ending in ``|`` and the peg's name."""
+    after each move, each row ending in ``|`` and the peg's name. ``ignore`` are lines to skip, and
+    ``separator`` splits a line into the pieces the patterns read."""
 
     format: str
     pegs: tuple[str, ...]
     patterns: tuple[regex.Pattern[str], ...] = ()
+    ignore: tuple[regex.Pattern[str], ...] = ()
+    separator: regex.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
 class Program:
     """What runs one cell: a command (built first, if ``build`` is given) or a query in PostgreSQL,
-    and how to read its output."""
+    what it is fed on standard input, the smallest n it takes, what it needs, and how to read its output."""
 
     output: Output
     command: tuple[str, ...] = ()
     build: tuple[str, ...] = ()
     query: Query | None = None
+    stdin_template: str | None = None
+    min_n: int = 0
+    requires: tuple[Requirement, ...] = ()
 
     def argv(self, method: str, n: int, binary: Path | None = None) -> list[str]:
         return fill(self.command, method, n, binary)
+
+    def stdin(self, method: str, n: int) -> bytes | None:
+        """What the program reads on standard input, {n} and {method} filled in; None for nothing."""
+        if self.stdin_template is None:
+            return None
+        return fill((self.stdin_template,), method, n)[0].encode("utf-8")
+
+    def missing(self) -> Requirement | None:
+        """The first executable the program needs that is not on PATH."""
+        return next((requirement for requirement in self.requires if not requirement.found), None)
 
 
 def fill(parts: tuple[str, ...], method: str, n: int, binary: Path | None = None) -> list[str]:
@@ -75,13 +114,17 @@ class Port:
     folder: Path
     summary: str = ""
     methods: tuple[str, ...] = ()
-    requires: tuple[Requirement, ...] = ()
     programs: dict[str, Program] = field(default_factory=dict)
     problem: str | None = None
 
     def program(self, method: str) -> Program:
         """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""
         return self.programs[method]
+
+    @property
+    def requires(self) -> tuple[Requirement, ...]:
+        """Everything any of the port's methods needs, each once."""
+        return tuple(dict.fromkeys(req for program in self.programs.values() for req in program.requires))
 
     @property
     def query(self) -> Query | None:
@@ -93,6 +136,15 @@ class ManifestError(ValueError):
     """A manifest that says something the harness cannot use."""
 
 
+def find_root(given: Path | None = None) -> Path | None:
+    """The folder whose subfolders are the ports: ``given`` (by --root or $HANOI_ROOT), else the
+    current folder or the nearest of its parents that holds a ``*/language.toml``; None if none does."""
+    if given is not None:
+        return given
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, *here.parents) if any(folder.glob(f"*/{MANIFEST}"))), None)
+
+
 def discover(root: Path) -> list[Port]:
     """Every port directly below ``root``, sorted by name."""
     return [load_port(path) for path in sorted(root.glob(f"*/{MANIFEST}"))]
@@ -101,15 +153,16 @@ def discover(root: Path) -> list[Port]:
 def load_port(manifest: Path) -> Port:
     folder = manifest.parent.resolve()
     try:
-        return _parse(folder, tomllib.loads(manifest.read_text(encoding="utf-8")))
+        return _parse(folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
+    except UnicodeDecodeError as error:
+        problem = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
     except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
-        return Port(name=folder.name, folder=folder, problem=f"{manifest}: {error}")
-
-
-PROGRAM_KEYS = ("command", "build", "postgresql", "output")
+        problem = str(error)
+    return Port(name=folder.name, folder=folder, problem=f"{manifest}: {problem}")
 
 
 def _parse(folder: Path, data: dict) -> Port:
+    _known(data, PORT_KEYS, "")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
     if not methods or unknown:
@@ -120,6 +173,8 @@ def _parse(folder: Path, data: dict) -> Port:
     strays = sorted(set(overrides) - set(methods))
     if strays:
         raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'")
+    for method, table in overrides.items():
+        _known(table, PROGRAM_KEYS, f"[method.{method}] ")
     shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
     default_methods = [method for method in methods if method not in overrides]
     default = _program(folder, shared, "", len(default_methods)) if default_methods else None
@@ -127,20 +182,25 @@ def _parse(folder: Path, data: dict) -> Port:
         method: _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1) if method in overrides else default
         for method in methods
     }
-    return Port(
-        name=folder.name,
-        folder=folder,
-        summary=str(data.get("summary", "")),
-        methods=methods,
-        requires=tuple(_requirement(entry) for entry in data.get("requires", [])),
-        programs=programs,  # type: ignore[arg-type]
-    )
+    summary = data.get("summary", "")
+    if not isinstance(summary, str):
+        raise ManifestError("'summary' must be a string")
+    return Port(name=folder.name, folder=folder, summary=summary, methods=methods, programs=programs)  # type: ignore[arg-type]
+
+
+def _known(table: dict, keys: tuple[str, ...], where: str) -> None:
+    """Refuse a key the harness does not know: a misspelt one would otherwise be ignored."""
+    strays = [key for key in table if key not in keys]
+    if strays:
+        raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}")
 
 
 def _program(folder: Path, data: dict, where: str, serves: int) -> Program:
     """One program, for ``serves`` methods, from its keys; ``where`` says which table they came from."""
     try:
         command, build = _strings(data, "command"), _strings(data, "build")
+        if any("\0" in part for part in command + build):
+            raise ManifestError("'command' and 'build' may not hold a NUL character")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
         if bool(command) == bool(query):
             raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
@@ -148,29 +208,53 @@ def _program(folder: Path, data: dict, where: str, serves: int) -> Program:
             raise ManifestError("'build' makes a program for 'command' to run")
         if any(("{binary}" in " ".join(parts)) != bool(build) for parts in (command, build)):
             raise ManifestError("with 'build', both it and 'command' use {binary} for the built program; without, neither does")
-        words = " ".join(command + build)
+        stdin = data.get("stdin")
+        if stdin is not None and (not isinstance(stdin, str) or not command):
+            raise ManifestError("'stdin' is a string, fed to the program that 'command' runs")
+        words = " ".join(command + build) + (stdin or "")
         if command and "{n}" not in words:
-            raise ManifestError("'command' (or 'build') must use {n}, the number of discs")
+            raise ManifestError(
+                "'command', 'build' or 'stdin' must use {n}, the number of discs"
+                " (for n written in the source, see docs/ADDING_A_LANGUAGE.md)"
+            )
         if command and serves > 1 and "{method}" not in words:
-            raise ManifestError("'command' (or 'build') must use {method}, to tell the program which method to run")
-        return Program(_output(data.get("output")), command, build, query)
+            raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
+        min_n = data.get("min_n", 0)
+        if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= 64:
+            raise ManifestError("'min_n' is the smallest number of discs the program takes, from 0 to 64")
+        requires = data.get("requires", [])
+        if not isinstance(requires, list):
+            raise ManifestError("'requires' is a list of [[requires]] tables")
+        return Program(
+            _output(data.get("output")), command, build, query, stdin, min_n, tuple(_requirement(entry) for entry in requires)
+        )
     except ManifestError as error:
         raise ManifestError(f"{where}{error}") from None
 
 
 def _output(table: object) -> Output:
     if not isinstance(table, dict):
-        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines) is required")
+        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required")
+    _known(table, OUTPUT_KEYS, "[output] ")
     output_format = table.get("format", "lines")
     if output_format not in OUTPUT_FORMATS:
         raise ManifestError(f"'output.format' must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
     pegs = _strings(table, "pegs")
     if len(pegs) != PEGS or len(set(pegs)) != PEGS:
         raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2")
-    patterns = tuple(_pattern(text) for text in _strings(table, "patterns"))
-    if (output_format == "lines") != bool(patterns):
-        raise ManifestError("'output.patterns' gives at least one regular expression for lines, and none for drawings")
-    return Output(output_format, pegs, patterns)
+    texts = _strings(table, "patterns")
+    if (output_format != "drawings") != bool(texts):
+        raise ManifestError("'output.patterns' gives at least one regular expression for lines or states, and none for drawings")
+    patterns = tuple(_move_pattern(text, output_format) for text in texts)
+    ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
+    separator = table.get("separator")
+    if separator is not None and not isinstance(separator, str):
+        raise ManifestError("'output.separator' must be a regular expression, as a string")
+    if separator is None:
+        return Output(output_format, pegs, patterns, ignore)
+    if _pattern(separator).fullmatch(""):
+        raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character")
+    return Output(output_format, pegs, patterns, ignore, _pattern(separator))
 
 
 def _strings(table: dict, key: str) -> tuple[str, ...]:
@@ -183,30 +267,50 @@ def _strings(table: dict, key: str) -> tuple[str, ...]:
 def _query(folder: Path, table: object) -> Query:
     if not isinstance(table, dict):
         raise ManifestError("[postgresql] must be a table with 'load' and 'query'")
+    _known(table, QUERY_KEYS, "[postgresql] ")
     load = tuple(folder / name for name in _strings(table, "load"))
     sql = table.get("query")
-    if not isinstance(sql, str) or not all(placeholder in sql for placeholder in PLACEHOLDERS):
-        raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}")
+    if not isinstance(sql, str) or _placeholders(sql) != {"method", "n"}:
+        raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder} ({{ for a brace})")
     missing = [str(path) for path in load if not path.is_file()]
     if missing:
         raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}")
     return Query(load, sql)
 
 
+def _placeholders(text: str) -> set[str] | None:
+    """The {names} in a query, as psycopg's SQL.format reads them; None if its braces do not parse."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError:
+        return None
+
+
 def _requirement(entry: object) -> Requirement:
     if not isinstance(entry, dict) or not isinstance(entry.get("executable"), str):
         raise ManifestError("each [[requires]] needs an 'executable'")
-    return Requirement(entry["executable"], _strings(entry, "version"), str(entry.get("install", "")))
+    _known(entry, REQUIRE_KEYS, "[[requires]] ")
+    texts = {key: entry.get(key, "") for key in ("install", "debian", "homebrew")}
+    if not all(isinstance(text, str) for text in texts.values()):
+        raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings")
+    return Requirement(entry["executable"], _strings(entry, "version"), **texts)
 
 
 def _pattern(text: str) -> regex.Pattern[str]:
-    """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit."""
+    """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit:
+    the one place the harness compiles them."""
     try:
-        pattern = regex.compile(text)
+        return regex.compile(text)
     except regex.error as error:
         raise ManifestError(f"pattern {text!r} does not compile: {error}") from None
-    missing = {"src", "dst"} - set(pattern.groupindex)
-    extra = set(pattern.groupindex) - {"disk", "src", "dst"}
-    if missing or extra:
-        raise ManifestError(f"pattern {text!r} needs the named groups src and dst, and may add disk; nothing else")
+
+
+def _move_pattern(text: str, output_format: str) -> regex.Pattern[str]:
+    """A pattern that reads a move (lines) or a tower (states), with the named groups that takes."""
+    pattern = _pattern(text)
+    required, optional = GROUPS[output_format]
+    if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
+        raise ManifestError(
+            f"pattern {text!r} needs the named groups {' and '.join(required)}, and may add {' and '.join(optional)}; nothing else"
+        )
     return pattern

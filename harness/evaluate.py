@@ -6,6 +6,7 @@ Whatever goes wrong becomes the cell's outcome and detail; nothing here raises f
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -20,7 +21,7 @@ from harness.isolation import Isolation
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Runner, Shard, Violation
 from harness.normalise import OutOfTime, OutputStream, Unreadable, reader, text
 from harness.postgres import Database, Unavailable
-from harness.run import Interrupted, PortProcess, missing_requirement
+from harness.run import Interrupted, PortProcess
 from harness.verify import Board
 
 DEFAULT_TIMEOUT = 120.0
@@ -54,7 +55,7 @@ def evaluate(
 def _play(
     cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move, isolation: Isolation
 ) -> None:
-    refusal = _refusal(port, cell.method, strict, isolation)
+    refusal = _refusal(port, cell.method, cell.n, strict, isolation)
     if refusal:
         cell.outcome, cell.reason, cell.detail = refusal
         return
@@ -104,16 +105,18 @@ def too_many_moves(method: str, n: int, max_moves: int | None) -> str | None:
     return f"{count:,} moves is over --max-moves {max_moves:,}" if max_moves is not None and count > max_moves else None
 
 
-def _refusal(port: Port, method: str, strict: bool, isolation: Isolation) -> tuple[Outcome, Reason, str] | None:
+def _refusal(port: Port, method: str, n: int, strict: bool, isolation: Isolation) -> tuple[Outcome, Reason, str] | None:
     """Why the cell cannot run at all, if it cannot. In a container, the port's image brings its
     own interpreters, so those missing here do not matter."""
     if port.problem:
         return Outcome.ERROR, Reason.MANIFEST, port.problem
     if method not in port.methods:
         return Outcome.SKIPPED, Reason.NOT_OFFERED, f"{port.name} does not offer the {method} method"
-    missing = missing_requirement(port) if isolation.mode != "container" else None
+    if n < port.program(method).min_n:
+        return Outcome.SKIPPED, Reason.NOT_OFFERED, f"the program takes n ≥ {port.program(method).min_n}"
+    missing = port.program(method).missing() if isolation.mode != "container" else None
     if missing:
-        detail = f"{missing.executable} not found on PATH" + (f"; {missing.install}" if missing.install else "")
+        detail = f"{missing.executable} not found on PATH" + (f"; {missing.advice}" if missing.advice else "")
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
     refused = isolation.refusal() if port.programs[method].query is None else None
     if refused:
@@ -132,29 +135,41 @@ class _Reading:
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
         self.plan = Plan(rules, cell.n)
         shown = on_line is not None or on_move is not None
-        self.wording = Wording(self.plan) if program.output.format == "lines" and not shown else None
+        one_a_line = program.output.format == "lines" and program.output.separator is None
+        self.wording = Wording(self.plan) if one_a_line and not shown else None
         self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.problem: tuple[Outcome, str] | None = None
         self.read_all = True
         self._expected: Iterator[Move] = iter(())
         self._expired: Callable[[], bool] = lambda: False
+        self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a problem is found and the diff around it is complete,
-        or until the cell's time is up."""
+        or until the cell's time is up; with ``on_line``, every line the port printed still goes to it,
+        past one that stopped the reading too."""
         self.stream = OutputStream(blocks)
         self._expired = expired
         self._expected = self._one_by_one(expired)
         try:
-            for expected in self._expected:
-                if not self._next(expected):
-                    return
-            if self.read_all:  # the reference is done: anything more must not be a move
-                while self._next(None):
-                    pass
+            self._read_moves()
         except Unreadable as error:  # a line with no end
             self._stop_reading(error)
+        if self.on_line:
+            try:
+                while (raw := self.stream.line()) is not None:
+                    self.on_line(text(raw))
+            except Unreadable:
+                pass
+
+    def _read_moves(self) -> None:
+        for expected in self._expected:
+            if not self._next(expected):
+                return
+        if self.read_all:  # the reference is done: anything more must not be a move
+            while self._next(None):
+                pass
 
     def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
         """The reference moves that must be read a line at a time. While the output can be matched
@@ -195,7 +210,8 @@ class _Reading:
 
     def _next(self, expected: Move | None) -> bool:
         """Read the output's next move and walk it beside ``expected``; False when reading stops."""
-        while True:
+        raw = None  # the line the move came from, when it is the only move of its line
+        while not self._pending:
             raw = self.stream.line()
             if raw is None:
                 return False
@@ -203,7 +219,7 @@ class _Reading:
             if self.on_line:
                 self.on_line(line)
             try:
-                move = self.reader.read(line)
+                self._pending.extend(self.reader.read(line))
             except OutOfTime:
                 self._expired()  # marks the cell timed out
                 self.read_all = False
@@ -211,8 +227,7 @@ class _Reading:
             except (Unreadable, Violation) as error:
                 self._stop_reading(error)
                 return False
-            if move is not None:
-                break
+        move = self._pending.popleft()
         if self.problem is None:
             try:
                 move = self.board.play(move)
@@ -222,7 +237,7 @@ class _Reading:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
-                if self.wording and move == expected:
+                if self.wording and raw is not None and move == expected:
                     self.wording.learn(move, raw)
         if not self.divergence.feed(move, expected) and self.problem:
             self.read_all = False

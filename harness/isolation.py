@@ -66,15 +66,16 @@ class Isolation:
             argv = sandboxed(argv, port.folder, binary)
         return PortProcess(argv, port.folder, timeout, limits=self.limits)
 
-    def version(self, port: Port, requirement: Requirement) -> str | None:
-        """What the requirement's version command says where the port runs: here, or in its image."""
+    def version(self, port: Port, requirement: Requirement) -> tuple[str | None, str]:
+        """What the requirement's version command says where the port runs, here or in its image, and
+        why it says nothing, if it does not."""
         if self.mode != "container":
             return version(requirement)
         assert self.containers is not None
         try:
             container = self.containers.take(port.name, port.folder)
-        except ContainerError:
-            return None
+        except ContainerError as error:
+            return None, str(error)
         try:
             return container.version(list(requirement.version))
         finally:

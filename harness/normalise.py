@@ -1,12 +1,15 @@
 """Turn a program's own output into moves, as its manifest's [output] table says to read it.
 
-Two dialects: ``lines``, one move a line, read with the manifest's patterns and peg names; and
-``drawings``, the cyclic Tower of Hanoi article's pictures of the towers after each move, from
-which each move is worked out by comparing a drawing with the one before.
+Three dialects: ``lines``, moves read with the manifest's patterns and peg names; ``states``, the
+board after each move, one tower a pattern, from which each move is worked out by comparing a
+state with the one before; and ``drawings``, the cyclic Tower of Hanoi article's pictures of the
+towers, read the same way. Every reader's ``read`` takes one line and gives the moves it completes,
+none or several.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Iterator
 
@@ -17,6 +20,12 @@ MAX_LINE_BYTES = 8192
 """Longer than any move or drawing row a port prints: a longer line is an error, not a flood."""
 MATCH_SECONDS = 1.0
 """A pattern reads a line at once; one still matching after this long backtracks without end."""
+
+MAX_DISC_DIGITS = 6
+"""No puzzle a port can finish has a disc numbered beyond this; a longer number is refused unread."""
+
+Towers = list[tuple[int, ...]]
+"""The discs on pegs 0, 1 and 2, each tower from its top disc down."""
 
 
 class Unreadable(ValueError):
@@ -84,44 +93,120 @@ class OutputStream:
         return True
 
 
-class LineReader:
-    """One move a line. A pattern gets :data:`MATCH_SECONDS` a line, and never past ``deadline`` (on
-    :func:`time.monotonic`'s clock): one that backtracks without end is the cell's error, not a hung harness."""
+class _Clock:
+    """How long a pattern may match: :data:`MATCH_SECONDS` a line, and never past ``deadline`` (on
+    :func:`time.monotonic`'s clock), so one that backtracks without end is the cell's error, not a
+    hung harness."""
 
-    def __init__(self, output: Output, deadline: float | None = None):
-        self._patterns = output.patterns
-        self._pegs = {name: index for index, name in enumerate(output.pegs)}
+    def __init__(self, deadline: float | None):
         self._deadline = deadline
 
-    def read(self, line: str) -> Move:
-        for pattern in self._patterns:
-            try:
-                match = pattern.fullmatch(line, timeout=self._time_left(), concurrent=True)
-            except TimeoutError:
-                if self._deadline is not None and time.monotonic() >= self._deadline:
-                    raise OutOfTime() from None
-                raise Unreadable(
-                    f"the pattern {pattern.pattern!r} was still matching {shorten(line, 60)} after {MATCH_SECONDS:g} s"
-                ) from None
-            if match:
-                disk = match["disk"] if "disk" in pattern.groupindex else None
-                return Move(None if disk is None else _disk(disk), self._peg(match["src"]), self._peg(match["dst"]))
-        expected = " or ".join(pattern.pattern for pattern in self._patterns)
-        raise Unreadable(f"{shorten(line)} matches none of the port's patterns; expected {expected}")
+    def run(self, pattern, method: str, text: str):
+        """``pattern.method(text)`` (fullmatch, search or split), within the time left."""
+        left = MATCH_SECONDS if self._deadline is None else min(max(self._deadline - time.monotonic(), 0.001), MATCH_SECONDS)
+        try:
+            return getattr(pattern, method)(text, timeout=left, concurrent=True)
+        except TimeoutError:
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                raise OutOfTime() from None
+            raise Unreadable(
+                f"the pattern {pattern.pattern!r} was still matching {shorten(text, 60)} after {MATCH_SECONDS:g} s"
+            ) from None
 
-    def _time_left(self) -> float:
-        if self._deadline is None:
-            return MATCH_SECONDS
-        return min(max(self._deadline - time.monotonic(), 0.001), MATCH_SECONDS)
+    def pieces(self, output: Output, line: str) -> list[str]:
+        """The parts of a line to read: none for a blank line or one the manifest ignores, else the
+        line cut at each separator (an empty piece may be an empty tower, in a state)."""
+        if not line.strip() or any(self.run(pattern, "fullmatch", line) for pattern in output.ignore):
+            return []
+        return [line] if output.separator is None else self.run(output.separator, "split", line)
+
+    def match(self, patterns, text: str):
+        """The first pattern's match of the whole of ``text``; refused, with what was expected, if none."""
+        for pattern in patterns:
+            match = self.run(pattern, "fullmatch", text)
+            if match:
+                return match
+        expected = " or ".join(pattern.pattern for pattern in patterns)
+        partial = next((pattern.pattern for pattern in patterns if self.run(pattern, "search", text)), None)
+        hint = f" ({partial} matches part of it: patterns must match the whole line)" if partial else ""
+        raise Unreadable(f"{shorten(text)} matches none of the port's patterns; expected {expected}{hint}")
+
+
+class LineReader:
+    """Moves, one a line, or several split by the manifest's separator."""
+
+    def __init__(self, output: Output, deadline: float | None = None):
+        self._output, self._clock = output, _Clock(deadline)
+        self._pegs = {name: index for index, name in enumerate(output.pegs)}
+
+    def read(self, line: str) -> list[Move]:
+        pieces = (piece for piece in self._clock.pieces(self._output, line) if piece.strip())  # a separator may end the line
+        return [self._move(self._clock.match(self._output.patterns, piece)) for piece in pieces]
 
     def finish(self) -> None:
         """Lines hold nothing back: there is never a move left half read."""
 
-    def _peg(self, name: str) -> int:
-        try:
-            return self._pegs[name]
-        except KeyError:
-            raise Unreadable(f"peg {name!r} is not one of {', '.join(map(repr, self._pegs))}") from None
+    def _move(self, match: re.Match[str]) -> Move:
+        disk = match["disk"] if "disk" in match.re.groupindex else None
+        return Move(None if disk is None else _disk(disk), _peg(self._pegs, match["src"]), _peg(self._pegs, match["dst"]))
+
+
+class StateReader:
+    """The board after each move, and perhaps before the first: each match of a pattern is one
+    tower, its discs in the group ``discs`` (numbers between any other characters, from the top or
+    from the bottom: the order shows which), and the peg in the group ``peg`` or, without it, the
+    next peg in the order 0, 1, 2. Three towers make a state; the move is what changed since the
+    state before, which must be exactly one disc taken from one top to another."""
+
+    def __init__(self, output: Output, n: int, deadline: float | None = None):
+        self._output, self._clock = output, _Clock(deadline)
+        self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._reading: dict[int, tuple[int, ...]] = {}
+        self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
+        self._states = 0
+
+    def read(self, line: str) -> list[Move]:
+        moves = []
+        for piece in self._clock.pieces(self._output, line):
+            match = self._clock.match(self._output.patterns, piece)
+            peg = _peg(self._pegs, match["peg"]) if "peg" in match.re.groupindex else len(self._reading)
+            if peg in self._reading:
+                raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
+            self._reading[peg] = _tower(match["discs"])
+            if len(self._reading) == PEGS:
+                towers, self._reading = [self._reading[peg] for peg in range(PEGS)], {}
+                moves += self._state(towers)
+        return moves
+
+    def _state(self, towers: Towers) -> list[Move]:
+        """The move a state shows; none for a first state that shows the discs before any move."""
+        self._states += 1
+        before, self._towers = self._towers, towers
+        if self._states == 1 and towers == before:
+            return []
+        return [one_move(before, towers, self._output, f"state {self._states}")]
+
+    def finish(self) -> None:
+        if self._reading:
+            raise Unreadable(f"the output ends in the middle of a state, after {len(self._reading)} of its {PEGS} towers")
+
+
+def one_move(before: Towers, after: Towers, output: Output, which: str) -> Move:
+    """The one move that turns ``before`` into ``after``: a disc taken from the top of one tower to
+    the top of another, the rest unchanged (the board judges whether it was legal). Anything else
+    breaks the rules; ``which`` names the state ("state 4", "drawing 4") in the message."""
+    changed = [peg for peg in range(PEGS) if before[peg] != after[peg]]
+    if len(changed) == 2:
+        for src, dst in (changed, changed[::-1]):
+            if before[src] and after[src] == before[src][1:] and after[dst] == before[src][:1] + before[dst]:
+                return Move(before[src][0], src, dst)
+    kind = which.split()[0]
+    raise Violation(f"{which} is not one move on from the {kind} before: {show(output, before)}, then {show(output, after)}")
+
+
+def show(output: Output, towers: Towers) -> str:
+    """A board as a failure shows it: each peg's name and its discs, top first."""
+    return "; ".join(f"{name}: {list(tower)}" for name, tower in zip(output.pegs, towers))
 
 
 class DrawingReader:
@@ -137,19 +222,21 @@ class DrawingReader:
     another, and that is the move. The board then judges whether the move was legal.
     """
 
-    def __init__(self, output: Output, n: int):
-        self._names = output.pegs
+    def __init__(self, output: Output, n: int, deadline: float | None = None):
+        self._output, self._names, self._clock = output, output.pegs, _Clock(deadline)
         self._n = n
         self._width = n * (len(str(n)) + 1)
         self._rows: list[str] = []
-        self._towers: list[tuple[int, ...]] | None = None
+        self._towers: Towers | None = None
         self._drawings = 0
 
-    def read(self, line: str) -> Move | None:
-        """The move a drawing shows, at the blank line that ends it; None for the lines before."""
+    def read(self, line: str) -> list[Move]:
+        """The move a drawing shows, at the blank line that ends it; none for the lines before."""
+        if any(self._clock.run(pattern, "fullmatch", line) for pattern in self._output.ignore):
+            return []
         if len(self._rows) < PEGS:
             self._rows.append(self._row(line, len(self._rows)))
-            return None
+            return []
         if line:
             raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
         towers = [self._discs(row) for row in self._rows]
@@ -158,9 +245,9 @@ class DrawingReader:
         before, self._towers = self._towers, towers
         if before is None:
             if towers != [tuple(range(1, self._n + 1)), (), ()]:
-                raise Violation(f"the first drawing shows {self._show(towers)}, not all {self._n} discs on {self._names[0]}")
-            return None
-        return self._move(before, towers)
+                raise Violation(f"the first drawing shows {show(self._output, towers)}, not all {self._n} discs on {self._names[0]}")
+            return []
+        return [one_move(before, towers, self._output, f"drawing {self._drawings}")]
 
     def finish(self) -> None:
         if self._rows:
@@ -182,26 +269,35 @@ class DrawingReader:
     def _discs(row: str) -> tuple[int, ...]:
         return tuple(int(number) for number in row.split("-") if number)
 
-    def _move(self, before: list[tuple[int, ...]], after: list[tuple[int, ...]]) -> Move:
-        changed = [peg for peg in range(PEGS) if before[peg] != after[peg]]
-        if len(changed) == 2:
-            for src, dst in (changed, changed[::-1]):
-                if before[src] and after[src] == before[src][1:] and after[dst] == before[src][:1] + before[dst]:
-                    return Move(before[src][0], src, dst)
-        raise Violation(
-            f"drawing {self._drawings} is not one move on from the drawing before: {self._show(before)}, then {self._show(after)}"
-        )
 
-    def _show(self, towers: list[tuple[int, ...]]) -> str:
-        return "; ".join(f"{name}: {list(tower)}" for name, tower in zip(self._names, towers))
-
-
-def reader(output: Output, n: int, deadline: float | None = None) -> LineReader | DrawingReader:
+def reader(output: Output, n: int, deadline: float | None = None) -> LineReader | StateReader | DrawingReader:
     """The reader for a program's dialect; patterns may match until ``deadline``."""
-    return DrawingReader(output, n) if output.format == "drawings" else LineReader(output, deadline)
+    if output.format == "drawings":
+        return DrawingReader(output, n, deadline)
+    return StateReader(output, n, deadline) if output.format == "states" else LineReader(output, deadline)
+
+
+def _peg(pegs: dict[str, int], name: str) -> int:
+    try:
+        return pegs[name]
+    except KeyError:
+        raise Unreadable(f"peg {shorten(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
+
+
+def _tower(text: str) -> tuple[int, ...]:
+    """A tower's discs, top first, from their numbers listed top first or bottom first."""
+    discs = tuple(_disk(number) for number in re.split(r"[^0-9A-Za-z\u0080-\U0010ffff]+", text) if number)
+    if list(discs) == sorted(discs):
+        return discs
+    if list(discs) == sorted(discs, reverse=True):
+        return discs[::-1]
+    raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
 
 
 def _disk(text: str) -> int:
-    if not text.isdecimal():
-        raise Unreadable(f"disk {shorten(text, 40)} is not a whole number")
+    """A disc's number: ASCII digits only (int() would take other scripts' digits too), and few of them."""
+    if not (text.isascii() and text.isdigit()):
+        raise Unreadable(f"disk {text[:20]!r} is not a whole number in the digits 0-9")
+    if len(text) > MAX_DISC_DIGITS:
+        raise Unreadable(f"disk {text[:20]}... has {len(text)} digits: no disc of a finishable puzzle has more than {MAX_DISC_DIGITS}")
     return int(text)

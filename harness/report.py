@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import collections
 import json
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -322,15 +321,9 @@ def junit(report: Report) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def debian_packages(install: str) -> list[str]:
-    """The Debian packages an install hint names (``Debian: apt-get install g++; macOS: …``)."""
-    found = re.search(r"Debian: apt-get install ([^;()]+)", install)
-    return found.group(1).split() if found else []
-
-
 def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
-    """The ports as data, for CI: what each needs installed (``debian``: the packages its install
-    hints name), whether it runs in PostgreSQL."""
+    """The ports as data, for CI: what each needs installed (``debian``: the packages its manifest's
+    [[requires]] name), whether it runs in PostgreSQL."""
     return {
         "ports": [
             {
@@ -339,10 +332,10 @@ def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, s
                 "methods": list(port.methods),
                 "postgresql": port.query is not None,
                 "requires": [
-                    {"executable": req.executable, "install": req.install, "version": versions.get(port.name, {}).get(req.executable)}
+                    {"executable": req.executable, "install": req.advice, "version": versions.get(port.name, {}).get(req.executable)}
                     for req in port.requires
                 ],
-                "debian": [package for req in port.requires for package in debian_packages(req.install)],
+                "debian": [package for req in port.requires for package in req.debian.split()],
                 "missing": missing.get(port.name),
                 "problem": port.problem,
             }

@@ -48,18 +48,47 @@ def missing_requirement(port: Port) -> Requirement | None:
     return next((req for req in port.requires if shutil.which(req.executable) is None), None)
 
 
-def version(requirement: Requirement) -> str | None:
-    """The first line an executable prints when asked its version, or None if it cannot say."""
-    if not requirement.version or shutil.which(requirement.executable) is None:
-        return None
+def version(requirement: Requirement) -> tuple[str | None, str]:
+    """The first line an executable prints when asked its version, and why not, if it cannot say.
+    Only the first few KB are read, for at most a few seconds: a version command is code the port sent."""
+    if not requirement.version:
+        return None, "the manifest gives no version command"
+    if shutil.which(requirement.executable) is None:
+        return None, f"{requirement.executable} is not on PATH"
     try:
-        done = subprocess.run(
-            requirement.version, capture_output=True, text=True, timeout=VERSION_TIMEOUT, stdin=subprocess.DEVNULL
+        process = subprocess.Popen(
+            requirement.version, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return lines[0] if lines else None
+    except (OSError, ValueError) as error:
+        return None, f"{' '.join(requirement.version)} could not start: {error}"
+    head = bytearray()
+    reader = threading.Thread(target=lambda: head.extend(process.stdout.read(VERSION_BYTES)), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    reader.join(VERSION_TIMEOUT)
+    kill_group(process.pid)
+    reader.join()
+    code = process.wait()
+    process.stdout.close()  # type: ignore[union-attr]
+    lines = [line.strip() for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
+    if code > 0:
+        return None, f"{' '.join(requirement.version)} exited with code {code}" + (f": {lines[0][:200]}" if lines else "")
+    if not lines:
+        return None, f"{' '.join(requirement.version)} printed nothing"
+    return lines[0][:200], ""
+
+
+def feed(process: subprocess.Popen, data: bytes | None) -> None:
+    """Write a program's standard input, if it has some, from a thread of its own, and close it."""
+
+    def write() -> None:
+        try:
+            process.stdin.write(data)  # type: ignore[union-attr]
+            process.stdin.close()  # type: ignore[union-attr]
+        except OSError:  # the port did not read it all: its output will say what that did
+            pass
+
+    if data is not None:
+        threading.Thread(target=write, daemon=True).start()
 
 
 def become_subreaper() -> None:
@@ -119,23 +148,27 @@ def sweep_orphans() -> int:
     ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
     prefix = f"{CELL_MARKER}=".encode()
     killed = 0
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                variables = environ.read().split(b"\0")
-        except OSError:
-            continue
+    for pid, variables in _environments():
         marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
         tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
         if marker and tmpdir == ours and not alive(marker.partition(":")[0]):
             try:
-                os.kill(int(entry.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 killed += 1
             except ProcessLookupError:
                 pass
     return killed
+
+
+def _environments() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and environment variables (``NAME=value``), as far as /proc lets us read them."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    yield int(entry.name), environ.read().split(b"\0")
+            except OSError:  # gone, or not ours to read
+                continue
 
 
 def kill_group(pid: int) -> None:
@@ -149,16 +182,7 @@ def kill_group(pid: int) -> None:
 def marked_processes(marker: str) -> list[int]:
     """The processes whose environment carries ``marker``: a port's whole tree, however it forked."""
     wanted = f"{CELL_MARKER}={marker}".encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                    if wanted in environ.read().split(b"\0"):
-                        found.append(int(entry.name))
-            except OSError:  # gone, or not ours to read
-                continue
-    return found
+    return [pid for pid, variables in _environments() if wanted in variables]
 
 
 def kill_tree(leader: int, marker: str) -> None:
@@ -293,8 +317,7 @@ class PortProcess:
         self._fence.watch(lambda: marked_processes(self._marker), self._kill)
         self._deadline = time.monotonic() + timeout
         self._stderr = StderrKeeper.reading(self._process.stderr)
-        if stdin is not None:
-            threading.Thread(target=self._feed, args=(stdin,), daemon=True).start()
+        feed(self._process, stdin)
         self._timed_out = False
         self._stopped = False
         self._exit_seen: float | None = None
@@ -303,14 +326,6 @@ class PortProcess:
     def deadline(self) -> float:
         """When the cell's time is up, on :func:`time.monotonic`'s clock: the reading's limit too."""
         return self._deadline
-
-    def _feed(self, data: bytes) -> None:
-        assert self._process.stdin is not None
-        try:
-            self._process.stdin.write(data)
-            self._process.stdin.close()
-        except OSError:  # the port did not read it all: its output will say what that did
-            pass
 
     def output(self) -> Iterator[bytes]:
         """The port's stdout in blocks as it prints them, until it closes, until the port has exited

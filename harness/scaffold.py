@@ -3,7 +3,9 @@ nothing yet, so that ``harness compare --lang NAME`` runs at once and shows what
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from pathlib import Path
 
 from harness.discover import MANIFEST
@@ -14,32 +16,44 @@ MANIFEST_TEXT = """\
 # The {name} port: see docs/ADDING_A_LANGUAGE.md for a walk through, docs/SPEC.md for every key.
 summary = "{name}"
 
-# How to run one cell, in this folder. {{method}} and {{n}} are filled in.
-command = ["{interpreter}", "{program}", "{{method}}", "{{n}}"]
-
+{run}
 # The methods the program offers so far; the harness reports the others as skipped.
 # All of them: binary, recursive, iterative, cyclic.
 methods = ["recursive"]
 
 [[requires]]
-executable = "{interpreter}"
-version = ["{interpreter}", "--version"]
-install = "how to install {interpreter}, for whoever lacks it"
+executable = "{executable}"
+version = {version}
+# How to get {executable}: the Debian package and the Homebrew formula (harness doctor --install uses them).
+debian = "{executable}"
+homebrew = "{executable}"
 
 [output]
 # A regular expression for a line that is one move, with the named groups src and dst (and disk, if
 # the line names the disc), in the program's own words: say "Move disc 1 from A to C" with
 # patterns = ['Move disc (?P<disk>\\d+) from (?P<src>[ABC]) to (?P<dst>[ABC])'] and
-# pegs = ["A", "B", "C"].
+# pegs = ["A", "B", "C"]. Lines to skip (a header, a summary) go in ignore = ['...'].
 patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
-# The program's names for pegs 0, 1 and 2.
+# The program's names for pegs 0, 1 and 2: the discs go from peg 0 to peg 2.
 pegs = ["0", "1", "2"]
+"""
+
+RUN_TEXT = """\
+# How to run one cell, in this folder. {{method}} and {{n}} are filled in.
+command = {command}
+"""
+
+BUILD_TEXT = """\
+# How to build the program, in this folder, into {{binary}} (a path in the harness's cache), and how
+# to run what it built. {{method}} and {{n}} are filled in. Check the compiler's own options.
+build = {build}
+command = ["{{binary}}", "{{method}}", "{{n}}"]
 """
 
 PROGRAM_TEXT = """\
 The Tower of Hanoi in {name}: to be written.
 
-    {interpreter} {program} METHOD N
+    {usage}
 
 prints the moves of N discs, one a line, as they are made. For binary, recursive and iterative,
 from peg 0 to peg 2 (the first moves for N = 3: 1 0 2, 2 0 1, 1 2 1); for cyclic, from peg 0 to
@@ -52,19 +66,36 @@ class ScaffoldError(ValueError):
     """The port cannot be started as asked; the message says why."""
 
 
-def new_language(root: Path, name: str, interpreter: str, program: str, comment: str) -> list[Path]:
-    """Create ``root/name`` with a manifest and a stub program; the files made, manifest first."""
+def new_language(
+    root: Path, name: str, interpreter: str, program: str, comment: str, version_flag: str = "--version", build: bool = False
+) -> list[Path]:
+    """Create ``root/name`` with a manifest and a stub program; the files made, manifest first.
+    ``interpreter`` runs the program (may be several words: ``awk -f``), or with ``build`` compiles it."""
     if not NAME.fullmatch(name):
         raise ScaffoldError(f"{name!r} is not a port name: lower-case letters, digits, - and _, starting with a letter")
     if "/" in program or not program:
         raise ScaffoldError(f"{program!r} is not a file name for the program")
+    words = shlex.split(interpreter)
+    if not words:
+        raise ScaffoldError("--interpreter names no command")
     folder = root / name
     if folder.exists():
         raise ScaffoldError(f"{folder} already exists")
     folder.mkdir(parents=True)
-    values = {"name": name, "interpreter": interpreter, "program": program}
+    if build:
+        run = BUILD_TEXT.format(build=_toml([*words, "-o", "{binary}", program]))
+        usage = "{binary} METHOD N"
+    else:
+        run = RUN_TEXT.format(command=_toml([*words, program, "{method}", "{n}"]))
+        usage = f"{interpreter} {program} METHOD N"
+    values = {"name": name, "executable": words[0], "version": _toml([words[0], *shlex.split(version_flag)]), "run": run}
     manifest = folder / MANIFEST
     manifest.write_text(MANIFEST_TEXT.format(**values), encoding="utf-8")
-    stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in PROGRAM_TEXT.format(**values).splitlines())
+    stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in PROGRAM_TEXT.format(name=name, usage=usage).splitlines())
     (folder / program).write_text(stub, encoding="utf-8")
     return [manifest, folder / program]
+
+
+def _toml(words: list[str]) -> str:
+    """A list of strings as TOML writes it."""
+    return "[" + ", ".join(json.dumps(word) for word in words) + "]"

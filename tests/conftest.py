@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import jsonschema
 import pytest
@@ -23,17 +24,29 @@ from harness.postgres import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
-PROGRAM_PORTS = ("python", "bash", "prolog", "cpp")
-REAL_PORTS = (*PROGRAM_PORTS, "sql")
+PORTS = {port.name: port for port in discover(ROOT)}
+"""The project's ports, found as the harness finds them: a new folder with a manifest joins every test."""
+REAL_PORTS = tuple(PORTS)
+OFFERED = [(name, method) for name, port in PORTS.items() for method in port.methods]
+"""Each (port, method) its manifest lists."""
 REPORT_SCHEMA = json.loads((ROOT / "harness" / "report.schema.json").read_text())
 jsonschema.Draft202012Validator.check_schema(REPORT_SCHEMA)
 
 
 @pytest.fixture(scope="session")
 def real_ports() -> dict[str, Port]:
-    ports = {port.name: port for port in discover(ROOT)}
-    assert set(REAL_PORTS) <= set(ports), f"expected the ports {REAL_PORTS}, found {sorted(ports)}"
-    return ports
+    problems = {name: port.problem for name, port in PORTS.items() if port.problem}
+    assert not problems, f"the project's manifests must be sound: {problems}"
+    return PORTS
+
+
+def offered(method: str, n: int) -> list[str]:
+    """The project's ports that run ``method`` for ``n`` discs: they list it, take that n, and their
+    interpreter is here (a missing one is skipped, with how to install it)."""
+    return [
+        name for name, port in PORTS.items()
+        if method in port.methods and n >= port.program(method).min_n and port.program(method).missing() is None
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -65,17 +78,11 @@ def postgres_servers(under: Path) -> set[str]:
     """The data folders, below ``under``, of the PostgreSQL servers running now (not exited ones
     awaiting their parent): only what one test started, whatever else runs on the machine."""
     found = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-                state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
-            except (OSError, IndexError):
-                continue
-            if argv[0].endswith(b"/postgres") and b"-D" in argv[:-1] and state != "Z":
-                data = argv[argv.index(b"-D") + 1].decode()
-                if Path(data).is_relative_to(under):
-                    found.add(data)
+    for _, argv in _live("cmdline"):
+        if argv[0].endswith(b"/postgres") and b"-D" in argv[:-1]:
+            data = argv[argv.index(b"-D") + 1].decode()
+            if Path(data).is_relative_to(under):
+                found.add(data)
     return found
 
 
@@ -83,17 +90,21 @@ def started_in(folder: Path) -> list[int]:
     """The live processes whose TMPDIR is ``folder``: everything one harness run started (its ports,
     their children however they forked, its PostgreSQL), and nothing any other run did."""
     wanted = f"TMPDIR={folder}".encode()
-    found = []
+    return [pid for pid, variables in _live("environ") if wanted in variables]
+
+
+def _live(name: str) -> Iterator[tuple[int, list[bytes]]]:
+    """Each running process (not an exited one awaiting its parent), with its /proc file ``name``
+    (cmdline or environ) split at its NULs."""
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                variables = (proc / "environ").read_bytes().split(b"\0")
+                parts = (proc / name).read_bytes().split(b"\0")
                 state = (proc / "stat").read_text().rpartition(")")[2].split()[0]
             except (OSError, IndexError):
                 continue
-            if wanted in variables and state != "Z":
-                found.append(int(proc.name))
-    return found
+            if state != "Z":
+                yield int(proc.name), parts
 
 
 def run_folder() -> Path:
@@ -131,14 +142,14 @@ def program_argv(port: Port, method: str, n: int) -> list[str]:
     return program.argv(method, n, build(port, program, method, n, timeout=300))
 
 
-def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS) -> Path:
-    """A folder of ports: links to some of the project's real ones and to fakes from tests/fake_ports."""
+def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS, fakes_from: Path = FAKE_PORTS) -> Path:
+    """A folder of ports: links to some of the project's real ones and to fakes (from tests/fake_ports)."""
     root = tmp_path / "ports"
     root.mkdir()
     for name in real:
         (root / name).symlink_to(ROOT / name)
     for name in fakes:
-        (root / name).symlink_to(FAKE_PORTS / name)
+        (root / name).symlink_to(fakes_from / name)
     return root
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -12,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from conftest import (
+    FAKE_PORTS,
     REAL_PORTS,
     compare_json,
     harness,
     harness_process,
     left_behind,
+    offered,
     reference_digest,
     run_folder,
     started_in,
@@ -30,9 +33,9 @@ def test_compare_passes_with_a_table_and_exit_0():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Tower of Hanoi, n = 5" in done.stdout
     for rules in set(METHODS.values()):
-        methods = [name for name in METHODS if METHODS[name] is rules]
-        assert done.stdout.count(f"pass · {rules.optimal_count(5)} moves") == len(REAL_PORTS) * len(methods)
-    assert f"All {len(REAL_PORTS) * len(METHODS)} cells that ran pass and agree" in done.stdout
+        ran = [language for name in METHODS if METHODS[name] is rules for language in offered(name, 5)]
+        assert done.stdout.count(f"pass · {rules.optimal_count(5)} moves") == len(ran)
+    assert f"All {sum(len(offered(method, 5)) for method in METHODS)} cells that ran pass and agree" in done.stdout
 
 
 def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
@@ -66,7 +69,7 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
         (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
         (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
         (["compare"], "Missing option '-n' / '--n'"),
-        (["compare", "--n", "3", "--lang", "cobol"], "unknown port 'cobol'; known: bash, cpp, prolog, python, sql"),
+        (["compare", "--n", "3", "--lang", "cobol"], f"unknown port 'cobol'; known: {', '.join(REAL_PORTS)}"),
         (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative, cyclic"),
         (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
         (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
@@ -126,12 +129,29 @@ def test_run_of_a_failing_cell_says_why_and_exits_1(tmp_path):
 
 
 def test_list_shows_ports_interpreters_and_versions(tmp_path):
-    root = suite(tmp_path, "missing-interpreter", "broken-manifest")
-    done = harness("--root", str(root), "list")
+    root = suite(tmp_path, "missing-interpreter", "broken-manifest", "manifest-not-utf8", "version-flood", "huge-disc")
+    done = harness("--root", str(root), "list", "--verbose")
     assert done.returncode == 1  # a broken manifest fails the run, as it does in compare
     assert "Python 3." in done.stdout and "GNU bash" in done.stdout
     assert "missing: hanoi-interpreter-nobody-has; apt-get install hanoi-interpreter" in done.stdout
-    assert "manifest problem" in done.stdout
+    assert done.stdout.count("manifest problem") == 2
+    assert "not UTF-8 text" in done.stdout
+    assert "found flood 1.0" in done.stdout
+    assert "huge-disc: python3 version unknown: the manifest gives no version command" in done.stdout
+    assert "missing-interpreter: hanoi-interpreter-nobody-has version unknown: hanoi-interpreter-nobody-has is not on PATH" in done.stdout
+
+
+def test_a_version_command_that_fails_is_unknown_not_its_error_text(tmp_path):
+    folder = tmp_path / "ports" / "failing-version"
+    folder.mkdir(parents=True)
+    manifest = (FAKE_PORTS / "version-flood" / "language.toml").read_text()
+    (folder / "language.toml").write_text(
+        manifest.replace('["yes", "flood 1.0"]', '["python3", "-c", "import sys; sys.exit(\'no such option: --version\')"]')
+        .replace("../fake.py", str(FAKE_PORTS / "fake.py"))
+    )
+    done = harness("--root", str(folder.parent), "list", "--verbose")
+    assert "python3 (version unknown)" in done.stdout
+    assert "failing-version: python3 version unknown: python3 -c" in done.stdout and "exited with code 1: no such option" in done.stdout
 
 
 def test_strict_fails_the_run_on_a_missing_interpreter(tmp_path):
@@ -195,3 +215,49 @@ def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):
     assert done.returncode == 0
     [cell] = report["cells"]
     assert (cell["outcome"], cell["detail"]) == ("skipped", "423,324,671 moves is over --max-moves 16,777,216")
+
+
+def test_run_raw_prints_every_line_even_past_one_it_cannot_read_then_the_diagnosis(tmp_path):
+    root = suite(tmp_path, "garbage", real=())
+    done = harness("--root", str(root), "run", "garbage", "iterative", "--n", "3", "--raw")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["1 0 2", "2 0 1", "the quick brown fox", "1 2 1", "3 0 2", "1 1 0", "2 1 2", "1 0 2"]
+    assert "garbage/iterative n=3: error: line 3: 'the quick brown fox' matches none of the port's patterns" in done.stderr
+
+
+def test_ports_are_found_from_the_current_folder_or_its_parents_else_hanoi_root(tmp_path):
+    root = suite(tmp_path, "garbage", real=("python",))
+    inside = root / "notes" / "deeper"
+    inside.mkdir(parents=True)
+    environment = {key: value for key, value in os.environ.items() if key != "HANOI_ROOT"}
+    listed = subprocess.run(
+        [sys.executable, "-m", "harness", "list"], cwd=inside, env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "garbage" in listed.stdout and "python" in listed.stdout and "bash" not in listed.stdout
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    nowhere = subprocess.run(
+        [sys.executable, "-m", "harness", "list"], cwd=elsewhere, env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert nowhere.returncode == 2
+    assert "harness: no ports here: run inside a checkout" in nowhere.stderr and len(nowhere.stderr.splitlines()) == 1
+    by_variable = subprocess.run(
+        [sys.executable, "-m", "harness", "list"], cwd=elsewhere, env={**environment, "HANOI_ROOT": str(root)},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert by_variable.returncode == 0 and "garbage" in by_variable.stdout
+
+
+def test_doctor_says_what_each_port_needs_and_how_to_get_what_is_missing(tmp_path):
+    root = suite(tmp_path, "missing-interpreter", real=("python", "prolog"))
+    done = harness("--root", str(root), "doctor")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("python3") and "found" in line and "(needed by python)" in line for line in lines)
+    assert any(line.startswith("swipl") and "(needed by prolog)" in line for line in lines)
+    assert any(
+        line.startswith("hanoi-interpreter-nobody-has") and "MISSING: apt-get install hanoi-interpreter" in line for line in lines
+    )
+    assert lines[-1] == "missing: hanoi-interpreter-nobody-has: the cells of the ports that need them are skipped"
+    assert harness("doctor").returncode in (0, 1)  # the project's own: what this machine has decides

@@ -44,11 +44,22 @@ def test_a_method_table_replaces_only_the_keys_it_gives(tmp_path):
     [
         (("[method.cyclic]", "[method.iterative]"), "[method.iterative] is for a method the port does not list in 'methods'"),
         (('command = ["{binary}"]', 'command = ["./cyclic"]'), "[method.cyclic] with 'build', both it and 'command' use {binary}"),
-        (('"-DN={n}", ', ""), "[method.cyclic] 'command' (or 'build') must use {n}"),
-        (('"{method}", ', ""), "'command' (or 'build') must use {method}, to tell the program which method to run"),
-        (('format = "drawings"', 'format = "pictures"'), "'output.format' must be one of lines, drawings, not 'pictures'"),
+        (('"-DN={n}", ', ""), "[method.cyclic] 'command', 'build' or 'stdin' must use {n}"),
+        (('"{method}", ', ""), "'command', 'build' or 'stdin' must use {method}, to tell the program which method to run"),
+        (('format = "drawings"', 'format = "pictures"'), "'output.format' must be one of lines, states, drawings, not 'pictures'"),
         (('format = "drawings"', "format = \"drawings\"\npatterns = ['(?P<src>A) (?P<dst>B)']"), "and none for drawings"),
         (('"recursive", ', '"spiral", '), "unknown: spiral"),
+        (("[method.cyclic]\n", '[method.cyclic]\nrequire = "cc"\n'), "[method.cyclic] unknown key 'require'; the keys here are command"),
+        (("[output]", "[[require]]\nexecutable = 'cc'\n[output]"), "unknown key 'require'; the keys here are summary, methods"),
+        (("[output]\n", "[output]\npattern = 'x'\n"), "[output] unknown key 'pattern'"),
+        (("[output]", "[[requires]]\nexecutable = 'cc'\ninstal = 'apt-get install gcc'\n[output]"), "[[requires]] unknown key 'instal'"),
+        (('"hanoi.c"', '"hanoi.c\\u0000"'), "'command' and 'build' may not hold a NUL character"),
+        (('"{method}", "{n}"]', '"{method}\\u0000", "{n}"]'), "may not hold a NUL character"),
+        (("[output]\n", "min_n = -1\n[output]\n"), "'min_n' is the smallest number of discs the program takes, from 0 to 64"),
+        (("[output]\n", "stdin = 3\n[output]\n"), "'stdin' is a string"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d) (?P<to>\\d)"), "needs the named groups src and dst, and may add disk; nothing else"),
+        (("[output]\n", "[output]\nseparator = '('\n"), "pattern '(' does not compile"),
+        (('format = "drawings"', "format = \"states\"\npatterns = ['(?P<src>A) (?P<dst>B)']"), "needs the named groups discs, and may add peg"),
     ],
 )
 def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
@@ -56,3 +67,46 @@ def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
     assert old in GOOD
     port = port_from(tmp_path, GOOD.replace(old, new, 1))
     assert port.problem is not None and problem in port.problem, port.problem
+
+
+SQL = """\
+methods = ["binary"]
+[postgresql]
+load = []
+query = "SELECT * FROM hanoi.{method}({n})"
+[output]
+patterns = ['(?P<src>\\d) (?P<dst>\\d)']
+pegs = ["0", "1", "2"]
+"""
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["SELECT * FROM hanoi.{method}({n}, {discs})", "SELECT {method}, {n}, {}", "SELECT {method} {n} }", "SELECT {n}"],
+)
+def test_a_query_with_a_placeholder_the_harness_does_not_fill_is_the_ports_problem(tmp_path, query):
+    port = port_from(tmp_path, SQL.replace("SELECT * FROM hanoi.{method}({n})", query))
+    assert port.problem is not None and "'postgresql.query' must be a query that uses {method} and {n}, and no other" in port.problem
+
+
+def test_a_query_may_write_a_brace_doubled(tmp_path):
+    port = port_from(tmp_path, SQL.replace("({n})", "({n}) WHERE '{{' <> ''"))
+    assert port.problem is None, port.problem
+
+
+def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
+    folder = tmp_path / "latin"
+    folder.mkdir()
+    (folder / "language.toml").write_bytes(GOOD.replace("[output]", 'summary = "caf\xe9"\n[output]', 1).encode("latin-1"))
+    port = load_port(folder / "language.toml")
+    assert port.problem is not None and "language.toml: not UTF-8 text: byte 0xe9 at offset" in port.problem
+
+
+def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):
+    text = GOOD + '[[method.cyclic.requires]]\nexecutable = "tcc"\ndebian = "tcc"\n'
+    port = port_from(tmp_path, text)
+    assert port.problem is None, port.problem
+    assert port.program("binary").requires == ()
+    [tcc] = port.program("cyclic").requires
+    assert (tcc.executable, tcc.advice) == ("tcc", "Debian: apt-get install tcc")
+    assert port.requires == (tcc,)

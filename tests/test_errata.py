@@ -16,6 +16,12 @@ BASH_LISTING_B_TOH = ROOT / "benchmarks" / "seed-listings" / "bash-b_toh" / "b_t
 BASH_LISTING_I_TOH = FAKE_PORTS / "seed-i_toh" / "i_toh.sh"
 
 
+def i_toh_as_printed(n: int) -> str:
+    """The notes' i_toh run for n disks: the listing ends in `i_toh 3`, so n goes in its place, as
+    the fake port's build does."""
+    return f"source <(sed 's/^i_toh 3$/i_toh {n}/' {BASH_LISTING_I_TOH.name})"
+
+
 def bash(script: str, cwd=ROOT / "bash", trace: bool = False) -> subprocess.CompletedProcess:
     """Bash running a script; traced, each command is shown on stderr after the id of the process
     that runs it (PS4 is set in the script, as Bash ignores it in the environment of root)."""
@@ -31,8 +37,8 @@ def processes(trace: str) -> int:
 def test_the_bash_listings_fork_on_every_move_and_the_port_does_not():
     """README: the notes' Bash b_toh and i_toh fork a subshell for every move ($(w_num ...),
     $(legal ...)). The port's methods run in one process; its mended b_toh and i_toh fork once (seq)."""
-    for listing, method in ((BASH_LISTING_B_TOH, "binary"), (BASH_LISTING_I_TOH, "iterative")):
-        done = bash(f"source {listing.name} {method} 4", cwd=listing.parent, trace=True)
+    for listing, script in ((BASH_LISTING_B_TOH, f"source {BASH_LISTING_B_TOH.name} binary 4"), (BASH_LISTING_I_TOH, i_toh_as_printed(4))):
+        done = bash(script, cwd=listing.parent, trace=True)
         assert processes(done.stderr) > 15, (listing, done.stderr[-500:])
     for method in ("binary", "recursive", "iterative", "cyclic"):
         done = bash(f"source hanoi.sh; main {method} 4", trace=True)
@@ -64,8 +70,7 @@ def test_the_bash_listings_mended_end_on_rod_2_for_every_n(function):
 def test_the_bash_listings_i_toh_0_moves_from_an_empty_rod():
     """The notes' Bash i_toh checks for the end only after a move: with no disks it moves from an
     empty rod, and Bash complains. The port's i_toh checks first (above: no move, no complaint)."""
-    done = subprocess.run(["bash", BASH_LISTING_I_TOH.name, "iterative", "0"], cwd=BASH_LISTING_I_TOH.parent,
-                          capture_output=True, text=True, timeout=60)
+    done = bash(i_toh_as_printed(0), cwd=BASH_LISTING_I_TOH.parent)
     assert "bad array subscript" in done.stderr
 
 

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REAL_PORTS, compare_json, reference_digest, suite
+from conftest import FAKE_PORTS, REAL_PORTS, compare_json, offered, reference_digest, suite
 from harness.model import METHODS
 
-FAKES = (
-    "crash", "hang", "garbage", "illegal", "detour", "wrong-disk",
-    "missing-interpreter", "broken-manifest", "seed-b_toh", "seed-i_toh",
-    "sql-hang", "sql-broken-load", "sql-negative-n",
-    "seed-cyclic", "cyclic-classic", "drawings-skip",
-)
+FAKES = tuple(sorted(path.parent.name for path in FAKE_PORTS.glob("*/language.toml")))
 TIMEOUT = 10
 
 
@@ -37,9 +32,9 @@ def test_run_fails_but_reports_every_cell(run):
 
 def test_healthy_ports_still_pass(run):
     _, _, cells = run
-    for port in REAL_PORTS:
-        for method in METHODS:
-            for n in range(5):
+    for method in METHODS:
+        for n in range(5):
+            for port in offered(method, n):
                 cell = cells[(port, method, n)]
                 assert cell["outcome"] == "pass", cell
                 assert cell["digest"] == reference_digest(n, method)
@@ -168,7 +163,7 @@ def test_disagreement_is_reported_by_digest(run):
     assert group["agrees"] is False
     agreeing = group["digests"][reference_digest(4)]
     classic = [method for method in METHODS if METHODS[method].name == "classic"]
-    assert {f"{port}/{method}" for port in REAL_PORTS for method in classic} <= set(agreeing)
+    assert {f"{port}/{method}" for method in classic for port in offered(method, 4)} <= set(agreeing)
     wrong = [labels for digest, labels in group["digests"].items() if digest != reference_digest(4)]
     assert sorted(label for labels in wrong for label in labels) == ["seed-b_toh/binary", "seed-i_toh/iterative"]
     assert "n=4 (classic): the ports print 2 different sequences" in done.stdout
@@ -211,3 +206,39 @@ def test_a_drawing_two_moves_on_from_the_one_before_is_a_fail_naming_both(run):
         "line 16: drawing 4 is not one move on from the drawing before: "
         "A: [2, 3]; B: []; C: [1], then A: [1, 3]; B: [2]; C: []"
     )
+
+
+def test_a_disc_number_past_ints_digit_limit_is_that_cells_error(run):
+    cell = run[2][("huge-disc", "recursive", 2)]
+    assert cell["outcome"] == "error"
+    assert cell["detail"].startswith("line 1: disk 10000000000000000000... has 5000 digits")
+
+
+def test_a_disc_number_in_another_scripts_digits_is_an_error(run):
+    cell = run[2][("arabic-disc", "recursive", 2)]
+    assert cell["outcome"] == "error"
+    assert cell["detail"] == "line 1: disk '\u0661' is not a whole number in the digits 0-9"
+
+
+@pytest.mark.parametrize(
+    "port, problem",
+    [
+        ("manifest-not-utf8", "manifest-not-utf8/language.toml: not UTF-8 text: byte 0xe9 at offset 84"),
+        ("nul-in-command", "'command' and 'build' may not hold a NUL character"),
+        ("sql-unknown-placeholder", "'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder}"),
+        ("misspelt-require", "unknown key 'require'; the keys here are summary, methods"),
+    ],
+)
+def test_a_manifest_fault_is_an_error_on_that_ports_cells_only(run, port, problem):
+    done, report, cells = run
+    for n in range(5):
+        cell = cells[(port, "recursive", n)]
+        assert cell["outcome"] == "error"
+        assert problem in cell["detail"]
+    assert problem in report["ports"][port]["problem"]
+
+
+def test_a_version_command_that_never_stops_is_read_to_its_first_line(run):
+    _, report, cells = run
+    assert report["ports"]["version-flood"]["versions"] == {"python3": "flood 1.0"}
+    assert cells[("version-flood", "recursive", 4)]["outcome"] == "pass"

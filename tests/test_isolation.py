@@ -1,4 +1,4 @@
-"""Isolation as a contract: hostile ports (tests/fake_ports/hostile-*) in each mode. Under sandbox
+"""Isolation as a contract: hostile ports (tests/isolation_ports) in each mode. Under sandbox
 and container, a network connection and a write outside the port's folder are refused; in every
 mode, the memory and process limits and the deadline hold, a crossing is an error that names the
 limit, and a daemon a port leaves behind is gone when its cell ends."""
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, compare_json, harness, reference_digest, suite
+from conftest import REAL_PORTS, ROOT, compare_json, harness, reference_digest, suite
 from harness.isolation import BWRAP
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
-ESCAPED = FAKE_PORTS / "hostile-write-escaped"
+HOSTILE_PORTS = ROOT / "tests" / "isolation_ports"
+ESCAPED = HOSTILE_PORTS / "hostile-write-escaped"
 LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
 
 
@@ -85,8 +86,8 @@ def daemons() -> list[str]:
 
 @pytest.mark.docker
 def test_hostile_ports_are_named_outcomes(tmp_path, mode):
-    root = suite(tmp_path, *HOSTILE, real=())
-    shutil.copytree(FAKE_PORTS / "hostile-network", root / "hostile-network")
+    root = suite(tmp_path, *HOSTILE, real=(), fakes_from=HOSTILE_PORTS)
+    shutil.copytree(HOSTILE_PORTS / "hostile-network", root / "hostile-network")
     listener = Listener()
     (root / "hostile-network" / "address").write_text(listener.address)
     try:

@@ -1,76 +1,33 @@
 """Adding a language takes a folder and a manifest, no harness code: a Perl port, which the project
-does not ship, is started with ``harness new-language`` in a folder of its own, written, and found,
-run and verified by ``harness compare`` beside the project's Python port."""
+does not ship, is started with ``harness new-language`` in a folder of its own, written with the
+program and the manifest docs/ADDING_A_LANGUAGE.md gives, and found, run and verified by
+``harness compare`` beside the project's Python port."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 
 from conftest import ROOT, compare_json, harness, suite
+from harness.discover import load_port
 
-pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not on PATH")
+pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not on PATH (Debian: apt-get install perl)")
 
-# The port's own words, which its manifest, not the harness, teaches the harness to read.
-PERL = r"""#!/usr/bin/perl
-# The Tower of Hanoi in Perl: binary, recursive and cyclic.
-use strict;
-use warnings;
+GUIDE = (ROOT / "docs" / "ADDING_A_LANGUAGE.md").read_text()
 
-my @PEG = qw(A B C);
-my ($method, $n) = @ARGV;
-if (@ARGV != 2 || $n !~ /^\d+$/ || $method !~ /^(?:binary|recursive|cyclic)$/) {
-    print STDERR "usage: perl hanoi.pl binary|recursive|cyclic N\n";
-    exit 2;
-}
 
-sub say_move { printf "Move disc %d from %s to %s\n", $_[0], $PEG[$_[1]], $PEG[$_[2]] }
-
-sub recursive {
-    my ($k, $src, $dst, $via) = @_;
-    return unless $k;
-    recursive($k - 1, $src, $via, $dst);
-    say_move($k, $src, $dst);
-    recursive($k - 1, $via, $dst, $src);
-}
-
-sub binary {
-    my ($k) = @_;
-    my @peg = $k % 2 ? (0, 1, 2) : (0, 2, 1);
-    for my $i (1 .. (1 << $k) - 1) {
-        my $disc = 1;
-        $disc++ until ($i >> ($disc - 1)) & 1;
-        say_move($disc, $peg[($i & ($i - 1)) % 3], $peg[(($i | ($i - 1)) + 1) % 3]);
-    }
-}
-
-sub cyclic {
-    my ($k, $src, $dst) = @_;
-    return unless $k;
-    my $on = ($src + 1) % 3;
-    if ($dst == $on) {
-        my $after = ($dst + 1) % 3;
-        cyclic($k - 1, $src, $after);
-        say_move($k, $src, $dst);
-        cyclic($k - 1, $after, $dst);
-    } else {
-        cyclic($k - 1, $src, $dst);
-        say_move($k, $src, $on);
-        cyclic($k - 1, $dst, $src);
-        say_move($k, $on, $dst);
-        cyclic($k - 1, $src, $dst);
-    }
-}
-
-if ($method eq "binary") { binary($n) }
-elsif ($method eq "recursive") { recursive($n, 0, 2, 1) }
-else { cyclic($n, 0, 1) }
-"""
+def listing(language: str, after: str) -> str:
+    """The first ``language`` code block of the guide after the heading ``after``."""
+    match = re.search(rf"{re.escape(after)}\n.*?```{language}\n(.*?)```", GUIDE, re.DOTALL)
+    assert match, f"docs/ADDING_A_LANGUAGE.md has no {language} block after {after!r}"
+    return match[1]
 
 
 def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp_path):
     root = suite(tmp_path, real=("python",))
+    project_ports = sorted(ROOT.glob("*/language.toml"))
     started = harness("--root", str(root), "new-language", "perl", "--program", "hanoi.pl")
     assert started.returncode == 0, started.stderr
     folder = root / "perl"
@@ -84,15 +41,9 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert outcomes[("recursive", 2)] == "fail"
     assert outcomes[("binary", 2)] == "skipped"
 
-    # Write the program, and tell the manifest its methods and its words: nothing else.
-    (folder / "hanoi.pl").write_text(PERL)
-    manifest = (folder / "language.toml").read_text()
-    manifest = manifest.replace('methods = ["recursive"]', 'methods = ["binary", "recursive", "cyclic"]')
-    manifest = manifest.replace(
-        "patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']",
-        "patterns = ['Move disc (?P<disk>\\d+) from (?P<src>[ABC]) to (?P<dst>[ABC])']",
-    ).replace('pegs = ["0", "1", "2"]', 'pegs = ["A", "B", "C"]')
-    (folder / "language.toml").write_text(manifest)
+    # Steps 2 and 3: the guide's program and manifest, as printed.
+    (folder / "hanoi.pl").write_text(listing("perl", "## 2. Write the program"))
+    (folder / "language.toml").write_text(listing("toml", "## 3. Tell the manifest"))
 
     done, report = compare_json(tmp_path, "--n", "0-8", root=root)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -100,12 +51,12 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert {(cell["method"], cell["outcome"]) for cell in perl} == {
         ("binary", "pass"), ("recursive", "pass"), ("cyclic", "pass"), ("iterative", "skipped")
     }
-    assert report["ports"]["perl"]["versions"]["perl"].startswith("This is perl 5")
+    assert report["ports"]["perl"]["versions"]["perl"].startswith("perl v5.")
     for group in report["agreement"]:
         [(digest, labels)] = group["digests"].items()
         methods = ["binary", "recursive"] if group["puzzle"] == "classic" else ["cyclic"]
         assert {f"perl/{method}" for method in methods} | {f"python/{method}" for method in methods} <= set(labels)
-    assert not (ROOT / "perl").exists()
+    assert sorted(ROOT.glob("*/language.toml")) == project_ports, "new-language --root wrote only under that root"
 
 
 def test_new_language_refuses_a_folder_that_exists_or_a_bad_name(tmp_path):
@@ -114,3 +65,27 @@ def test_new_language_refuses_a_folder_that_exists_or_a_bad_name(tmp_path):
         done = harness("--root", str(root), "new-language", name)
         assert done.returncode == 2
         assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
+    root = suite(tmp_path, real=("python",))
+    done = harness("--root", str(root), "new-language", "c", "--interpreter", "cc", "--program", "hanoi.c", "--comment", "//", "--build")
+    assert done.returncode == 0, done.stderr
+    port = load_port(root / "c" / "language.toml")
+    assert port.problem is None, port.problem
+    program = port.program("recursive")
+    assert (program.build, program.command) == (("cc", "-o", "{binary}", "hanoi.c"), ("{binary}", "{method}", "{n}"))
+    assert [(req.executable, req.version) for req in port.requires] == [("cc", ("cc", "--version"))]
+    assert (root / "c" / "hanoi.c").read_text().startswith("// The Tower of Hanoi in c: to be written.")
+
+
+def test_an_interpreter_of_several_words_and_another_version_flag(tmp_path):
+    root = suite(tmp_path, real=("python",))
+    done = harness("--root", str(root), "new-language", "awk", "--interpreter", "awk -f", "--version-flag", "-W version")
+    assert done.returncode == 0, done.stderr
+    port = load_port(root / "awk" / "language.toml")
+    assert port.problem is None, port.problem
+    assert port.program("recursive").command == ("awk", "-f", "hanoi.awk", "{method}", "{n}")
+    assert port.requires[0].version == ("awk", "-W", "version")
+    compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root)
+    assert [cell["outcome"] for cell in report["cells"] if cell["method"] == "recursive"] == ["pass"], compared.stdout

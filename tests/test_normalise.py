@@ -4,6 +4,7 @@ with the line and what was expected."""
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.discover import Output, load_port
-from harness.model import CYCLIC, Move, Violation
-from harness.normalise import DrawingReader, LineReader, Unreadable
+from harness.model import CLASSIC, CYCLIC, Move, Violation
+from harness.normalise import DrawingReader, LineReader, StateReader, Unreadable
 
 PROLOG_LIKE = """\
 command = ["swipl", "hanoi.pl", "{method}", "{n}"]
@@ -44,22 +45,22 @@ def real_reader(name: str, method: str = "recursive") -> LineReader:
 def test_python_port_words_read_back(move):
     reader = real_reader("python")
     line = f"Move disk of size {move.disk} from position {move.src} to position {move.dst}"
-    assert reader.read(line) == move
-    assert reader.read(f"Move smallest disk from position {move.src} to position {move.dst}") == move._replace(disk=None)
+    assert reader.read(line) == [move]
+    assert reader.read(f"Move smallest disk from position {move.src} to position {move.dst}") == [move._replace(disk=None)]
 
 
 @given(moves)
 def test_bash_port_words_read_back(move):
-    assert real_reader("bash").read(f"{move.disk} from {move.src} to {move.dst}") == move
+    assert real_reader("bash").read(f"{move.disk} from {move.src} to {move.dst}") == [move]
 
 
 @given(moves)
 def test_peg_names_map_to_numbers(reader, move):
     names = ["left", "middle", "right"]
-    assert reader.read(f"{names[move.src]} to {names[move.dst]}") == move._replace(disk=None)
+    assert reader.read(f"{names[move.src]} to {names[move.dst]}") == [move._replace(disk=None)]
 
 
-@given(st.text(max_size=40).filter(lambda text: " from " not in text))
+@given(st.text(max_size=40).filter(lambda text: " from " not in text and text.strip()))
 def test_garbage_is_refused_with_the_line_and_the_patterns(text):
     with pytest.raises(Unreadable) as refused:
         real_reader("bash").read(text)
@@ -71,9 +72,15 @@ def test_a_peg_the_port_does_not_have_is_refused(reader):
         reader.read("disc 1: north -> left")
 
 
-def test_a_disc_that_is_not_a_number_is_refused(reader):
-    with pytest.raises(Unreadable, match=r"^disk 'big' is not a whole number$"):
-        reader.read("disc big: left -> right")
+@pytest.mark.parametrize("disc", ["big", "\u0661", "\uff11", "1\u0660"])
+def test_a_disc_that_is_not_a_number_in_ascii_digits_is_refused(reader, disc):
+    with pytest.raises(Unreadable, match=r"is not a whole number in the digits 0-9$"):
+        reader.read(f"disc {disc}: left -> right")
+
+
+def test_a_disc_number_too_long_to_be_a_disc_is_refused_unread(reader):
+    with pytest.raises(Unreadable, match=r"^disk 1{20}\.\.\. has 5000 digits"):
+        reader.read(f"disc {'1' * 5000}: left -> right")
 
 
 def test_the_whole_line_must_match(reader):
@@ -96,7 +103,7 @@ DRAWINGS = Output("drawings", ("A", "B", "C"))
 
 def read_drawings(lines: list[str], n: int) -> list[Move]:
     reader = DrawingReader(DRAWINGS, n)
-    moves = [move for line in lines if (move := reader.read(line)) is not None]
+    moves = [move for line in lines for move in reader.read(line)]
     reader.finish()
     return moves
 
@@ -139,3 +146,86 @@ START = drawing([[1, 2], [], []], 2)
 def test_a_drawing_that_is_malformed_or_no_single_move_is_refused(lines, error, message):
     with pytest.raises(error, match=re.escape(message)):
         read_drawings(lines, 2)
+
+
+
+def load_output(text: str) -> Output:
+    """The [output] table of a manifest whose [output] says ``text``, as discovery reads it."""
+    with tempfile.TemporaryDirectory() as folder:
+        port_folder = Path(folder) / "port"
+        port_folder.mkdir()
+        (port_folder / "language.toml").write_text('command = ["x", "{n}"]\nmethods = ["recursive"]\n[output]\n' + text)
+        port = load_port(port_folder / "language.toml")
+    assert port.problem is None, port.problem
+    return port.program("recursive").output
+
+
+def test_blank_lines_and_ignored_lines_are_skipped_and_nothing_else():
+    reader = LineReader(load_output(
+        "patterns = ['Move (?P<src>[ABC]) to (?P<dst>[ABC])']\npegs = ['A', 'B', 'C']\n"
+        "ignore = ['Towers of Hanoi, \\d+ discs', 'Total moves = \\d+']\n"
+    ))
+    assert [reader.read(line) for line in ["Towers of Hanoi, 2 discs", "", "   ", "Move A to B", "Total moves = 1"]] == [
+        [], [], [], [Move(None, 0, 1)], []
+    ]
+    with pytest.raises(Unreadable, match="Total moves = 1 and counting"):
+        reader.read("Total moves = 1 and counting")
+
+
+def test_several_moves_on_one_line_read_in_order():
+    reader = LineReader(load_output("patterns = ['(?P<disk>\\d+):(?P<src>[123])→(?P<dst>[123])']\npegs = ['1', '2', '3']\nseparator = ' +'\n"))
+    assert reader.read("1:1→3 2:1→2  1:3→2 ") == [Move(1, 0, 2), Move(2, 0, 1), Move(1, 2, 1)]
+
+
+def test_a_pattern_that_matches_only_part_of_a_line_says_patterns_match_whole_lines():
+    reader = LineReader(load_output("patterns = ['(?P<src>\\d) to (?P<dst>\\d)']\npegs = ['0', '1', '2']\n"))
+    with pytest.raises(Unreadable, match="matches part of it: patterns must match the whole line"):
+        reader.read("Move 1 from 0 to 2")
+
+
+ROD_STATES = "format = 'states'\npatterns = ['(?P<peg>[012]): ?(?P<discs>[0-9 ]*)']\npegs = ['0', '1', '2']\n"
+
+
+def rods(towers: list[list[int]]) -> list[str]:
+    """A board as seed 003's i_toh echoes it: each rod's discs from the bottom, then a blank line."""
+    return [f"{peg}: {' '.join(map(str, reversed(tower)))}" for peg, tower in enumerate(towers)] + [""]
+
+
+@pytest.mark.parametrize("with_start", [True, False])
+@pytest.mark.parametrize("n", [0, 1, 4, 7])
+def test_states_after_each_move_read_back_as_those_moves(n, with_start):
+    towers = [list(range(1, n + 1)), [], []]
+    lines = rods(towers) if with_start else []
+    for move in CLASSIC.reference(n):
+        towers[move.dst].insert(0, towers[move.src].pop(0))
+        lines += rods(towers)
+    reader = StateReader(load_output(ROD_STATES), n)
+    assert [move for line in lines for move in reader.read(line)] == list(CLASSIC.reference(n))
+    reader.finish()
+
+
+def test_states_several_towers_a_line_in_peg_order_top_or_bottom_first():
+    reader = StateReader(load_output("format = 'states'\npatterns = ['\\[*(?P<discs>[0-9, ]*)\\]*']\npegs = ['a', 'b', 'c']\nseparator = '\\], \\['\n"), 2)
+    assert reader.read("[[2, 1], [], []]") == []
+    assert reader.read("[[2], [1], []]") == [Move(1, 0, 1)]
+    assert reader.read("[[], [1], [2]]") == [Move(2, 0, 2)]
+    assert reader.read("[[], [], [1, 2]]") == [Move(1, 1, 2)]  # listed from the top this time
+
+
+@pytest.mark.parametrize(
+    "lines, error, message",
+    [
+        (["0: 2 1", "1:"], Unreadable, "ends in the middle of a state, after 2 of its 3 towers"),
+        (["0: 2 1", "0: 2 1"], Unreadable, "'0: 2 1' shows peg 0 a second time in one state"),
+        (["0: 2 3 1", "1:", "2:"], Violation, "the tower '2 3 1' has a disc on a smaller one"),
+        (["0:", "1: 2 1", "2:"], Violation, "state 1 is not one move on from the state before: 0: [1, 2]; 1: []; 2: [], then 0: []; 1: [1, 2]; 2: []"),
+        (["0: 2", "1:", "2: 1", "0: 2", "1:", "2: 1"], Violation, "state 2 is not one move on"),
+        (["0: 2 x", "1:", "2:"], Unreadable, "matches none of the port's patterns"),
+    ],
+)
+def test_a_state_that_is_malformed_or_no_single_move_is_refused(lines, error, message):
+    reader = StateReader(load_output(ROD_STATES), 2)
+    with pytest.raises(error, match=re.escape(message)):
+        for line in lines:
+            reader.read(line)
+        reader.finish()

@@ -39,7 +39,11 @@ def moves(fault, n):
 
 def main():
     fault, _method, n = sys.argv[1:]
-    for disk, src, dst in moves(fault, int(n)):
+    for number, (disk, src, dst) in enumerate(moves(fault, int(n)), 1):
+        if number == 1 and fault == "huge-disc":  # past Python's int() limit of 4300 digits
+            disk = "1" + "0" * 4999
+        elif number == 1 and fault == "arabic-disc":  # int() reads ARABIC-INDIC DIGIT ONE as 1
+            disk = "\u0661"
         print(disk, src, dst)
 
 

@@ -1,8 +1,3 @@
-#!/usr/bin/env bash
-# The Tower of Hanoi notes' Bash i_toh, run as a port. The listing is as printed, with its
-# `3 % 2` where the parity of the number of disks was meant, but for one line: where it echoes
-# the three rods after each move, this echoes the move, as the letters of its two rods.
-
 # iterative
 legal() {
   a="$1[@]"
@@ -31,7 +26,7 @@ i_toh() {
       declare -n targ=${x:1:2}
       targ+=("${orig[-1]}")
       unset "orig[-1]"
-      echo "$x"
+      echo -e "0: ${A[*]}\n1: ${B[*]}\n2: ${C[*]}\n"
       if [ "${#B[*]}" -eq "$1" ] || [ "${#C[*]}" -eq "$1" ]; then
         return 0
       fi
@@ -39,5 +34,4 @@ i_toh() {
   done
 }
 
-
-i_toh "$2"
+i_toh 3

@@ -1,0 +1,59 @@
+"""What the ports need to run: each executable their manifests require, which ports need it, whether
+it is here, and how to get it; and, where this machine can, getting it (Debian's apt as root or
+through sudo, Homebrew on macOS), so that set-up reads the manifests instead of a list kept by hand."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Iterable
+
+from harness.discover import Port, Requirement
+
+
+class DoctorError(Exception):
+    """The missing tools cannot be installed from here; the message says why."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """One executable, the ports that need it, and whether it is on PATH."""
+
+    requirement: Requirement
+    ports: tuple[str, ...]
+
+    @property
+    def found(self) -> bool:
+        return self.requirement.found
+
+
+def needs(ports: Iterable[Port]) -> list[Need]:
+    """Every executable the ports require, once each, in the order first met, with who needs it."""
+    by_executable: dict[str, tuple[Requirement, list[str]]] = {}
+    for port in ports:
+        for requirement in port.requires:
+            _, names = by_executable.setdefault(requirement.executable, (requirement, []))
+            names.append(port.name)
+    return [Need(requirement, tuple(names)) for requirement, names in by_executable.values()]
+
+
+def install(missing: list[Requirement]) -> list[list[str]]:
+    """The commands that install ``missing`` here, run one after another; the commands run."""
+    if shutil.which("apt-get") and (os.geteuid() == 0 or shutil.which("sudo")):
+        packages = sorted({requirement.debian for requirement in missing if requirement.debian})
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        commands = [[*sudo, "apt-get", "update", "-qq"], [*sudo, "apt-get", "install", "-y", "-qq", *packages]]
+        environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    elif shutil.which("brew"):
+        packages = sorted({requirement.homebrew for requirement in missing if requirement.homebrew})
+        commands, environment = [["brew", "install", *packages]], dict(os.environ)
+    else:
+        raise DoctorError("neither apt-get (as root or with sudo) nor brew is here to install them")
+    if not packages:
+        raise DoctorError("their manifests name no package for this machine's installer")
+    for command in commands:
+        if subprocess.run(command, env=environment, stdin=subprocess.DEVNULL).returncode:
+            raise DoctorError(f"{' '.join(command)} failed")
+    return commands
