@@ -559,16 +559,17 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None,
 
 
 @cli.command(name="bench", epilog=EXIT_CODES)
-@options("n", "port", "method", "timeout", "max_moves", "json", *DATABASE)
+@options("n", "port", "method", "timeout", "max_moves", "json", *DATABASE, *ISOLATION)
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw time against n to this .svg or .png (needs matplotlib).")
 @click.pass_context
 def bench_command(
     ctx: click.Context, ns: list[int], port_names: str | None, method_names: str | None, timeout: float, max_moves: int,
-    json_file: str | None, backend: str | None, dsn: str | None, repeat: int, plot_file: str | None,
+    json_file: str | None, backend: str | None, dsn: str | None, isolation: str, memory: int, processes: int,
+    repeat: int, plot_file: str | None,
 ) -> None:
-    """Time each port: wall and CPU seconds, peak RSS and moves per second, port alone, after it
-    passes at n=5; and the harness's own reading speed on the same output."""
+    """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
+    passes at n=5, run as --isolation says; and the harness's own reading speed on the same output."""
     ports, methods = _chosen(ctx.obj, port_names, method_names)
     if plot_file:
         if not plot_file.lower().endswith((".svg", ".png")):
@@ -578,14 +579,14 @@ def bench_command(
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
     console = Console(stderr=json_file == "-")
-    about = {**machine(), "commit": commit(PROJECT_ROOT)}  # before the run: the commit the figures come from
-    with _database(backend, dsn) as database, _progress() as progress:
+    about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": isolation}  # before the run: the commit the figures come from
+    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
         cells = bench(
-            ports, methods, ns, repeat, max_moves, timeout, database,
+            ports, methods, ns, repeat, max_moves, timeout, database, isolated,
             on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.port}/{cell.method} n={cell.n}"),
         )
-        versions = _versions(ports, database, Isolation())
+        versions = _versions(ports, database, isolated)
     render_bench(console, cells, about, versions, repeat)
     written = True
     if json_file:

@@ -22,7 +22,7 @@ import docker.errors
 from harness.build import BuildFailed, failed
 from harness.discover import Program, fill
 from harness.limits import CellGroup, Limits
-from harness.model import Finish
+from harness.model import Finish, Usage
 from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, ended
 
 CONTAINERFILE = "Containerfile"
@@ -347,8 +347,9 @@ class ContainerCell:
             returncode = 0
         self.returncode = returncode
         self.container.kill_cell()
-        limit = self.container.group.breach() if self.container.group else None
-        self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit)
+        group = self.container.group
+        limit, usage = (group.breach(), Usage(peak_bytes=group.peak())) if group else (None, Usage())
+        self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit, usage)
         self._done()
         return self._result
 

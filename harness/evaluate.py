@@ -61,7 +61,7 @@ def _play(
         return
     program = port.program(cell.method)
     try:
-        process = _start(port, program, cell.method, cell.n, timeout, database, isolation)
+        process = start(port, program, cell.method, cell.n, timeout, database, isolation)
     except (BuildFailed, Unavailable, Interrupted, ContainerError) as error:
         cell.outcome, cell.detail = Outcome.ERROR, str(error)
         cell.reason = {BuildFailed: Reason.BUILD, Unavailable: Reason.DATABASE, ContainerError: Reason.START}.get(type(error), Reason.NOT_RUN)
@@ -88,7 +88,7 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Ce
     return cell
 
 
-def _start(
+def start(
     port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None, isolation: Isolation
 ) -> Runner:
     """The port running: a program as the isolation says (built first if it must be), a query in PostgreSQL."""

@@ -133,12 +133,14 @@ class CellGroup:
         """The limit the cell crossed, if it did, with what it reached."""
         oom, forks = (now - before for now, before in zip(self._crossings(), self._before))
         if oom:
-            memory = self.folders["memory"]
-            peak = _number(memory / ("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
-            return memory_breach(self.limits, peak)
+            return memory_breach(self.limits, self.peak())
         if forks:
             return processes_breach(self.limits)
         return None
+
+    def peak(self) -> int | None:
+        """The group's peak memory so far (since :meth:`begin`, where the kernel lets it be reset)."""
+        return _number(self.folders["memory"] / ("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
 
     def pids(self) -> list[int]:
         try:
@@ -284,7 +286,7 @@ class Fence:
         self.group = CellGroup.make(limits)
         if self.group:
             self.group.begin()
-        self.peak = 0
+        self.peak_sampled = 0
         self._breach: str | None = None
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -308,12 +310,16 @@ class Fence:
     def _sample(self, members: Callable[[], Iterable[int]]) -> str | None:
         pids = list(members())
         resident = sum(_resident(pid) for pid in pids)
-        self.peak = max(self.peak, resident)
+        self.peak_sampled = max(self.peak_sampled, resident)
         if resident > self.limits.memory:
-            return memory_breach(self.limits, self.peak)
+            return memory_breach(self.limits, self.peak_sampled)
         if len(pids) > self.limits.processes:
             return processes_breach(self.limits)
         return None
+
+    def peak(self) -> int | None:
+        """The tree's peak memory: the control group's own figure, or the largest sample taken."""
+        return self.group.peak() if self.group else self.peak_sampled or None
 
     def breach(self) -> str | None:
         """The limit crossed, if one was, with what the port reached."""

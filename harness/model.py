@@ -129,16 +129,26 @@ METHODS: dict[str, Rules] = {
 
 
 @dataclass(frozen=True)
+class Usage:
+    """What a port's run cost, as far as its runner can tell (None where it cannot): CPU seconds of
+    the port's processes, or of the server process that ran its query, and their peak memory."""
+
+    cpu_seconds: float | None = None
+    peak_bytes: int | None = None
+
+
+@dataclass(frozen=True)
 class Finish:
     """How a port's run ended, as facts for the judge: what went wrong in the runner's words (None if
     nothing did), whether the deadline or the caller stopped it, what the port said on the way out,
-    and the limit it crossed, named with what it reached (None if it crossed none)."""
+    the limit it crossed, named with what it reached (None if it crossed none), and what it cost."""
 
     failure: str | None
     timed_out: bool
     stopped: bool
     evidence: str
     limit: str | None = None
+    usage: Usage = Usage()
 
 
 class Runner(Protocol):

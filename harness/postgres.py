@@ -29,7 +29,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from harness.containers import ContainerError, engine, port_image
 from harness.discover import Query
-from harness.model import Finish
+from harness.model import Finish, Usage
 from harness.run import HARNESS, alive
 
 BACKENDS = ("embedded", "server", "docker")
@@ -355,6 +355,36 @@ def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterat
             yield b"".join(rows).replace(b"\t", b" ")
 
 
+class _ServerProcess:
+    """The server process that runs a connection's queries, seen through /proc where it runs on this
+    machine: what it used from now on. Elsewhere (another machine, a container's own process
+    numbers) nothing is read: a process of that number here is checked to be a PostgreSQL one."""
+
+    def __init__(self, pid: int):
+        self._pid = pid
+        self._cpu_before = self._cpu()
+
+    def _cpu(self) -> float | None:
+        try:
+            if not Path(f"/proc/{self._pid}/cmdline").read_bytes().startswith(b"postgres"):
+                return None
+            fields = Path(f"/proc/{self._pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def usage(self) -> Usage:
+        cpu = self._cpu()
+        if cpu is None or self._cpu_before is None:
+            return Usage()
+        try:
+            status = Path(f"/proc/{self._pid}/status").read_text(errors="replace")
+        except OSError:
+            return Usage(cpu - self._cpu_before)
+        peak_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
+        return Usage(cpu - self._cpu_before, peak_kb * 1024 if peak_kb else None)
+
+
 class QueryStream:
     """One cell's query, its rows streamed as they are made so memory stays flat; each row is one
     line, its columns joined by spaces. Same use as a PortProcess: iterate :meth:`output`, then
@@ -371,6 +401,7 @@ class QueryStream:
         except psycopg.Error as error:
             raise Unavailable(cannot_connect(dsn, error)) from None
         self._statement = statement(query, method, n)
+        self._server = _ServerProcess(self._connection.info.backend_pid)
         self._failure: str | None = None
         self._evidence = ""
         self._stopped = False
@@ -423,8 +454,9 @@ class QueryStream:
             pass  # already closed, or the server is gone: nothing left to cancel
 
     def finish(self) -> Finish:
+        usage = self._server.usage()  # while the connection, and so its server process, still lives
         self._close()
-        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence)
+        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence, usage=usage)
 
     def _close(self) -> None:
         self._deadline.cancel()

@@ -27,7 +27,7 @@ from typing import Iterator
 
 from harness.discover import Port, Requirement
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
-from harness.model import Finish
+from harness.model import Finish, Usage
 
 BLOCK_BYTES = 1 << 20
 STDERR_HEAD_LINES = 4
@@ -263,7 +263,7 @@ class StderrKeeper:
         return b"\n".join(lines).decode("utf-8", "replace").rstrip()
 
 
-def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None) -> Finish:
+def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None, usage: Usage) -> Finish:
     """How a program's run ended, from its exit code and what the runner saw."""
     tail = stderr.text()
     return Finish(
@@ -272,6 +272,7 @@ def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper,
         stopped=stopped,
         evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
         limit=limit,
+        usage=usage,
     )
 
 
@@ -321,6 +322,7 @@ class PortProcess:
         self._timed_out = False
         self._stopped = False
         self._exit_seen: float | None = None
+        self._cpu_seconds: float | None = None
 
     @property
     def deadline(self) -> float:
@@ -339,7 +341,7 @@ class PortProcess:
             if now >= self._deadline:
                 self._expire()
                 return
-            if self._exit_seen is None and self._process.poll() is not None:
+            if self._exit_seen is None and self._reaped():
                 self._exit_seen = now  # judged on its own exit: whatever it left holding the pipe goes
                 kill_tree(self._process.pid, self._marker)
             if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
@@ -362,17 +364,39 @@ class PortProcess:
         self._kill()
 
     def finish(self) -> Finish:
-        try:
-            returncode = self._process.wait(timeout=max(self._deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
-            self._expire()
-            returncode = self._process.wait()
+        waited_until = self._deadline + EXIT_GRACE_SECONDS
+        pause = 0.0005
+        while not self._reaped():
+            if time.monotonic() >= waited_until:
+                self._expire()
+                self._reaped(block=True)
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, POLL_SECONDS)
         self._kill()  # whatever the port left running goes with it
         limit = self._fence.breach()
+        usage = Usage(self._cpu_seconds, self._fence.peak())
         self._fence.close()
         with self._lock:
             self._running.discard(self)
-        return ended(returncode, self._timed_out, self._stopped, self._stderr, limit)
+        assert self._process.returncode is not None
+        return ended(self._process.returncode, self._timed_out, self._stopped, self._stderr, limit, usage)
+
+    def _reaped(self, block: bool = False) -> bool:
+        """Whether the port's own process has exited. It is reaped here rather than by Popen, with
+        what it and the children it waited for used: os.wait4 tells that, Popen.poll does not."""
+        if self._process.returncode is not None:
+            return True
+        try:
+            pid, status, used = os.wait4(self._process.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped already, by Popen's own clean-up
+            self._process.returncode = self._process.wait()
+            return True
+        if pid == 0:
+            return False
+        self._process.returncode = os.waitstatus_to_exitcode(status)
+        self._cpu_seconds = used.ru_utime + used.ru_stime
+        return True
 
     def _expire(self) -> None:
         self._timed_out = True
@@ -385,7 +409,7 @@ class PortProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._process.poll() is None:
+        if not self._reaped():
             self._kill()
         self.finish()
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
