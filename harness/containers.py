@@ -348,7 +348,7 @@ class ContainerCell:
         self.returncode = returncode
         self.container.kill_cell()
         group = self.container.group
-        limit, usage = (group.breach(), Usage(peak_bytes=group.peak())) if group else (None, Usage())
+        limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
         self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit, usage)
         self._done()
         return self._result

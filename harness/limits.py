@@ -75,6 +75,7 @@ class CellGroup:
     def __init__(self, limits: Limits, folders: dict[str, Path], version: int, owned: bool):
         self.limits, self.folders, self.version, self.owned = limits, folders, version, owned
         self._before = (0, 0)
+        self._cpu_before: float | None = None
 
     @classmethod
     def make(cls, limits: Limits) -> CellGroup | None:
@@ -85,9 +86,13 @@ class CellGroup:
         version, parents = layout
         name = f"hanoi-{os.getpid()}-{next(cls._serial)}"
         group = cls(limits, {controller: parent / name for controller, parent in parents.items()}, version, owned=True)
+        accounting = group.folders.get("cpuacct")
+        if version == 1 and accounting is not None and not _try_mkdir(accounting):
+            del group.folders["cpuacct"]  # a figure for bench, not a limit: the group does without
         try:
             for folder in dict.fromkeys(group.folders.values()):
-                folder.mkdir()
+                if folder != accounting or version == 2:
+                    folder.mkdir()
             group._write_limits()
         except OSError:
             group.close()
@@ -101,9 +106,12 @@ class CellGroup:
         mounts, groups = _cgroup_mounts(), _groups(f"/proc/{pid}/cgroup")
         if "cgroup2" in mounts and "0" in groups and (mounts["cgroup2"] / groups["0"].lstrip("/") / "memory.max").exists():
             folder = mounts["cgroup2"] / groups["0"].lstrip("/")
-            return cls(limits, {"memory": folder, "pids": folder}, 2, owned=False)
+            return cls(limits, {"memory": folder, "pids": folder, "cpuacct": folder}, 2, owned=False)
         if all(controller in mounts and controller in groups for controller in ("memory", "pids")):
-            folders = {controller: mounts[controller] / groups[controller].lstrip("/") for controller in ("memory", "pids")}
+            folders: dict[str, Path] = {
+                controller: mounts[controller] / groups[controller].lstrip("/")
+                for controller in ("memory", "pids", "cpuacct") if controller in mounts and controller in groups
+            }
             return cls(limits, folders, 1, owned=False)
         return None
 
@@ -118,8 +126,9 @@ class CellGroup:
         (pids / "pids.max").write_text(str(self.limits.processes))
 
     def begin(self) -> None:
-        """A cell starts in the group: count its crossings from here (a container's group outlives cells)."""
+        """A cell starts in the group: count its crossings and CPU from here (a container's group outlives cells)."""
         self._before = self._crossings()
+        self._cpu_before = self._cpu()
         if self.version == 1:
             _try_write(self.folders["memory"] / "memory.max_usage_in_bytes", "0")
 
@@ -137,6 +146,19 @@ class CellGroup:
         if forks:
             return processes_breach(self.limits)
         return None
+
+    def _cpu(self) -> float | None:
+        """CPU seconds the group's processes have used, alive or gone, where the group counts them."""
+        if self.version == 2:
+            used = _counter(self.folders["cpuacct"] / "cpu.stat", "usage_usec")
+            return used / 1e6 if (self.folders["cpuacct"] / "cpu.stat").exists() else None
+        nanoseconds = _number(self.folders["cpuacct"] / "cpuacct.usage") if "cpuacct" in self.folders else None
+        return nanoseconds / 1e9 if nanoseconds is not None else None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds used since :meth:`begin`, or None where the group does not count them."""
+        now = self._cpu()
+        return now - self._cpu_before if now is not None and self._cpu_before is not None else None
 
     def peak(self) -> int | None:
         """The group's peak memory so far (since :meth:`begin`, where the kernel lets it be reset)."""
@@ -201,12 +223,13 @@ def _layout() -> tuple[int, dict[str, Path]] | None:
         parent = unified / own["0"].lstrip("/")
         controllers = _read(parent / "cgroup.controllers").split()
         if {"memory", "pids"} <= set(controllers) and _delegate(parent):
-            return 2, {"memory": parent, "pids": parent}
+            return 2, {"memory": parent, "pids": parent, "cpuacct": parent}
     parents: dict[str, Path] = {}
-    for controller in ("memory", "pids"):
-        if controller not in mounts or controller not in own:
+    for controller in ("memory", "pids", "cpuacct"):
+        if controller in mounts and controller in own:
+            parents[controller] = mounts[controller] / own[controller].lstrip("/")
+        elif controller != "cpuacct":  # CPU accounting is a figure for bench, not a limit: optional
             return None
-        parents[controller] = mounts[controller] / own[controller].lstrip("/")
     return 1, parents
 
 
@@ -252,6 +275,14 @@ def _read(path: Path) -> str:
         return path.read_text()
     except OSError:
         return ""
+
+
+def _try_mkdir(path: Path) -> bool:
+    try:
+        path.mkdir()
+    except OSError:
+        return False
+    return True
 
 
 def _try_write(path: Path, text: str) -> bool:
@@ -316,6 +347,10 @@ class Fence:
         if len(pids) > self.limits.processes:
             return processes_breach(self.limits)
         return None
+
+    def cpu_seconds(self) -> float | None:
+        """The tree's CPU seconds, where its control group counts them."""
+        return self.group.cpu_seconds() if self.group else None
 
     def peak(self) -> int | None:
         """The tree's peak memory: the control group's own figure, or the largest sample taken."""

@@ -375,7 +375,8 @@ class PortProcess:
             pause = min(pause * 2, POLL_SECONDS)
         self._kill()  # whatever the port left running goes with it
         limit = self._fence.breach()
-        usage = Usage(self._cpu_seconds, self._fence.peak())
+        cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
+        usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())
         self._fence.close()
         with self._lock:
             self._running.discard(self)

@@ -4,10 +4,12 @@ plot are written, and cells that would run too long are left out with the reason
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
-from conftest import harness, suite
+from conftest import ROOT, harness, suite
+from harness.isolation import BWRAP
 from harness.model import METHODS
 
 
@@ -82,3 +84,28 @@ def test_plot_must_be_svg_or_png():
     done = harness("bench", "--n", "3", "--plot", "bench.pdf")
     assert done.returncode == 2
     assert "the plot is an .svg or a .png file" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which(BWRAP) is None, reason="the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+def test_bench_times_cells_in_the_sandbox_through_the_same_runner(tmp_path, report):
+    """In the sandbox the port runs under bubblewrap; its CPU is still the port's own, not the
+    wrapper's, and a limit the run sets holds there too."""
+    out = tmp_path / "bench.json"
+    done = harness(
+        "--root", str(ROOT), "bench", "--port", "python", "--method", "recursive", "--n", "9", "--repeat", "2",
+        "--isolation", "sandbox", "--json", str(out),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(out.read_text())
+    assert data["machine"]["isolation"] == "sandbox"
+    sandboxed = data["cells"][0]
+    alone = report[2][("python", "recursive", 9)]
+    assert sandboxed["status"] == "timed", sandboxed
+    assert sandboxed["cpu_median"] > alone["cpu_median"] / 2
+    limited = harness(
+        "--root", str(ROOT), "bench", "--port", "python", "--method", "recursive", "--n", "9", "--repeat", "1",
+        "--isolation", "sandbox", "--memory", "1M", "--json", "-",
+    )
+    cell = json.loads(limited.stdout)["cells"][0]
+    assert (cell["status"], cell["runs"]) == ("not timed", [])
+    assert cell["detail"].startswith("error at n=5, so not timed: used more than 1 MiB of memory after 0 moves")
