@@ -111,6 +111,7 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str) -> No
 
 
 CELL_USER = "65534:65534"
+STDIN_VARIABLE = "HANOI_STDIN"
 """Cells run as nobody: root in the container could do more with a read-only root than it should."""
 PORT_MOUNT = "/port"
 BUILD_FOLDER = "/build"
@@ -215,11 +216,16 @@ class PortContainer:
                 self.built.add(binary)
         return binary
 
-    def execute(self, argv: list[str], stdin: bool = False) -> str:
-        """Start ``argv`` in the container as a cell's process, returning the exec's id."""
+    def execute(self, argv: list[str], stdin: bytes | None = None) -> str:
+        """Start ``argv`` in the container as a cell's process, returning the exec's id. Its standard
+        input, if it has some, comes through the environment and a pipe from the container's shell:
+        an exec's own stdin would need a socket held open beside the output stream."""
+        environment = {"HOME": "/tmp", "TMPDIR": "/tmp"}
+        if stdin is not None:
+            environment[STDIN_VARIABLE] = stdin.decode("utf-8", "replace")
+            argv = ["sh", "-c", f'printf %s "${STDIN_VARIABLE}" | "$@"', "sh", *argv]
         return self.client.api.exec_create(
-            self.container.id, argv, stdout=True, stderr=True, stdin=stdin, user=CELL_USER, workdir=PORT_MOUNT,
-            environment={"HOME": "/tmp", "TMPDIR": "/tmp"},
+            self.container.id, argv, stdout=True, stderr=True, user=CELL_USER, workdir=PORT_MOUNT, environment=environment,
         )["Id"]
 
     def version(self, argv: list[str]) -> tuple[str | None, str]:
@@ -256,7 +262,9 @@ class ContainerCell:
     alone until :meth:`finish` gives it back. Same use as a PortProcess: iterate :meth:`output`,
     then :meth:`finish`; a context manager."""
 
-    def __init__(self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None]):
+    def __init__(
+        self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None
+    ):
         """``done`` is called once the cell is over and the container idle again."""
         self.container, self._done = container, done
         self.deadline = time.monotonic() + timeout
@@ -267,7 +275,7 @@ class ContainerCell:
         if container.group:
             container.group.begin()
         try:
-            self._exec = container.execute(argv)
+            self._exec = container.execute(argv, stdin)
             stream = container.client.api.exec_start(self._exec, stream=True, demux=True)
         except docker.errors.DockerException as error:
             done()

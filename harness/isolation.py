@@ -59,12 +59,12 @@ class Isolation:
                 containers.give_back(container)
                 raise
             argv = program.argv(method, n, binary)
-            return ContainerCell(container, argv, timeout, done=lambda: containers.give_back(container))
+            return ContainerCell(container, argv, timeout, done=lambda: containers.give_back(container), stdin=program.stdin(method, n))
         binary = build(port, program, method, n, build_timeout)
         argv = program.argv(method, n, binary)
         if self.mode == "sandbox":
             argv = sandboxed(argv, port.folder, binary)
-        return PortProcess(argv, port.folder, timeout, limits=self.limits)
+        return PortProcess(argv, port.folder, timeout, program.stdin(method, n), limits=self.limits)
 
     def version(self, port: Port, requirement: Requirement) -> tuple[str | None, str]:
         """What the requirement's version command says where the port runs, here or in its image, and

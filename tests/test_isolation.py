@@ -16,8 +16,8 @@ from conftest import REAL_PORTS, ROOT, compare_json, harness, reference_digest, 
 from harness.isolation import BWRAP
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
-HOSTILE_PORTS = ROOT / "tests" / "isolation_ports"
-ESCAPED = HOSTILE_PORTS / "hostile-write-escaped"
+ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
+ESCAPED = ISOLATION_PORTS / "hostile-write-escaped"
 LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
 
 
@@ -86,8 +86,8 @@ def daemons() -> list[str]:
 
 @pytest.mark.docker
 def test_hostile_ports_are_named_outcomes(tmp_path, mode):
-    root = suite(tmp_path, *HOSTILE, real=(), fakes_from=HOSTILE_PORTS)
-    shutil.copytree(HOSTILE_PORTS / "hostile-network", root / "hostile-network")
+    root = suite(tmp_path, *HOSTILE, real=(), fakes_from=ISOLATION_PORTS)
+    shutil.copytree(ISOLATION_PORTS / "hostile-network", root / "hostile-network")
     listener = Listener()
     (root / "hostile-network" / "address").write_text(listener.address)
     try:
@@ -117,6 +117,14 @@ def test_hostile_ports_are_named_outcomes(tmp_path, mode):
         assert cells["hostile-write"]["outcome"] == "error"
         assert "Read-only file system" in cells["hostile-write"]["detail"], cells["hostile-write"]["detail"]
         assert not escaped
+
+
+@pytest.mark.docker
+def test_a_port_reading_n_on_standard_input_is_fed_in_every_mode(tmp_path, mode):
+    root = suite(tmp_path, "stdin-reader", real=(), fakes_from=ISOLATION_PORTS)
+    done, report = compare_json(tmp_path, "--n", "0-4", "--method", "recursive", "--isolation", mode, root=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [(cell["n"], cell["outcome"]) for cell in report["cells"]] == [(n, "pass") for n in range(5)]
 
 
 @pytest.mark.docker
