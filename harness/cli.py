@@ -447,7 +447,8 @@ def list_ports(
     ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None, verbose: bool
 ) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version
-    (for the SQL port, the PostgreSQL server it runs on). --format json is what CI builds its jobs from."""
+    (for the SQL port, the PostgreSQL server it runs on). --format json is what CI builds its jobs from;
+    --format markdown is README.md's table of ports, from the manifests alone."""
     ports, _ = _chosen(ports, port_names, None)
     missing = {}
     with _database(backend, dsn) as database:
