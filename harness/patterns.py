@@ -87,8 +87,7 @@ class _Walk:
             return self.sequence(av)
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
             low, high, items = av
-            part, why = self.sequence(items)
-            return _repeat(part, low, high), why
+            return _repeat(self.sequence(items), low, high)
         if op is sre.BRANCH:
             return self._either(av[1])
         if op is sre.GROUPREF_EXISTS:
@@ -116,23 +115,25 @@ def _then(before: Shapes, after: Shapes) -> Walked:
     return frozenset(shapes), why
 
 
-def _repeat(part: Shapes, low: int, high: int) -> Shapes:
-    """The shapes of ``part`` repeated ``low`` to ``high`` times. Those of k repeats follow from those
+def _repeat(part: Walked, low: int, high: int) -> Walked:
+    """The shapes of a part repeated ``low`` to ``high`` times. Those of k repeats follow from those
     of k - 1, and there are few, so the list of them soon comes round to one it has had: from there
     it repeats."""
+    shapes, why = part
     powers: list[Shapes] = [frozenset({EMPTY})]
     seen = {powers[0]: 0}
     while len(powers) <= high:
-        following = _then(powers[-1], part)[0]
+        following, killed = _then(powers[-1], shapes)
+        why = why or killed
         if following in seen:
             break
         seen[following] = len(powers)
         powers.append(following)
     else:
-        return frozenset().union(*powers[low:])
+        return frozenset().union(*powers[low:]), why
     first, cycle = seen[following], len(powers) - seen[following]
     counts = range(low, min(high, max(low, len(powers)) + cycle) + 1)
-    return frozenset().union(*(powers[k] if k < len(powers) else powers[first + (k - first) % cycle] for k in counts))
+    return frozenset().union(*(powers[k] if k < len(powers) else powers[first + (k - first) % cycle] for k in counts)), why
 
 
 CATEGORIES = {

@@ -38,6 +38,7 @@ def test_a_pattern_said_never_to_match_matches_no_line(before, disk, after):
     except regex.error:  # a back-reference to a group it stands in
         assume(False)
     if never_matches(pattern) is not None:
+        assert never_matches(pattern), "a pattern refused says why"
         assert not any(compiled.search(line) for line in LINES), pattern  # nowhere in a line, as a separator is used
     if never_matches(pattern, ["disk"]) is not None:
         for line in LINES:
@@ -46,10 +47,13 @@ def test_a_pattern_said_never_to_match_matches_no_line(before, disk, after):
 
 
 def test_what_is_proved_says_why():
-    assert never_matches("a^b") == "'^' or '\\A' comes after text the pattern reads first (patterns must match the whole line, so they need no '^' or '$')"
+    anchor = "'^' or '\\A' comes after text the pattern reads first (patterns must match the whole line, so they need no '^' or '$')"
+    assert never_matches("x^") == never_matches("a^b") == anchor
     assert never_matches(r"(?:a$|b\Z)c").startswith("'$' or '\\Z' comes before text the pattern still reads")
     assert never_matches(r"x{100000}^") is not None and never_matches(r"(?:x$){1,}") is None
+    assert never_matches(r"(?:^x){2}") == never_matches("x^")
     assert never_matches(r"(?P<disk>\w+)\n") == "it needs a line break ('\\n'), and a line never holds one: each pattern reads one line"
     assert never_matches(r"(?P<disk>[^0-9])", ["disk"]) == "its group disk never holds a number in the digits 0-9, which the harness reads"
     assert never_matches(r"(?P<disk>[^\d])", ["disk"]) is None  # regex reads a set that excludes a class otherwise
-    assert never_matches(r"[^\d\D]") is None and never_matches(r"\p{Nd}\n") is None  # regex's own syntax is not judged
+    assert never_matches(r"a[^\d\D]") is None  # no character for the standard library, any for regex
+    assert never_matches(r"\p{Nd}\n") is None  # regex's own syntax is not judged
