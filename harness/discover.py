@@ -28,8 +28,8 @@ REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
-NUMBER_GROUPS = ("disk",)
-"""The groups the harness reads a number from."""
+DIGIT_GROUPS = ("disk",)
+"""The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ def _requirement(entry: object) -> Requirement:
     return Requirement(entry["executable"], _strings(entry, "version"), **texts)
 
 
-def _pattern(text: str, number_groups: tuple[str, ...] = ()) -> regex.Pattern[str]:
+def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str]:
     """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit:
     the one place the harness compiles them. One that can be shown never to match is refused, so
     the mistake shows when the manifest is read, not as every line of the output unread."""
@@ -307,7 +307,7 @@ def _pattern(text: str, number_groups: tuple[str, ...] = ()) -> regex.Pattern[st
         pattern = regex.compile(text)
     except regex.error as error:
         raise ManifestError(f"pattern {text!r} does not compile: {error}") from None
-    why = never_matches(text, number_groups)
+    why = never_matches(text, digit_groups)
     if why:
         raise ManifestError(f"pattern {text!r} can never match: {why}")
     return pattern
@@ -315,7 +315,7 @@ def _pattern(text: str, number_groups: tuple[str, ...] = ()) -> regex.Pattern[st
 
 def _move_pattern(text: str, output_format: str) -> regex.Pattern[str]:
     """A pattern that reads a move (lines) or a tower (states), with the named groups that takes."""
-    pattern = _pattern(text, NUMBER_GROUPS)
+    pattern = _pattern(text, DIGIT_GROUPS)
     required, optional = GROUPS[output_format]
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(

@@ -2,12 +2,12 @@
 
 The harness matches a pattern against one line at a time (the whole line, or a whole piece of it),
 and a line never holds a line break. So a pattern that needs ``^`` after some text, ``$`` before
-some, or a ``\\n`` can never match anything; nor can a move's
-pattern whose group ``disk`` never holds only digits, which the harness reads a disc from. Nothing else is
-judged. The parse is the standard library's (``regex``, which runs the patterns, has no public
-parser), so a pattern it cannot parse, or reads otherwise than ``regex`` might, is let be. Every
-step keeps every way a pattern might match (a lookaround, a back-reference or an atomic group is
-taken to allow anything), so a pattern is refused only when no way is left.
+some, or a ``\\n`` can never match; nor can a move's pattern whose group ``disk``, which the harness
+reads a disc's number from, never holds digits alone. Nothing else is judged. The parse is the
+standard library's (``regex``, which runs the patterns, has no public parser), so a pattern it
+cannot parse, or reads otherwise than ``regex`` might, is let be. Every step keeps every way a
+pattern might match (a lookaround, a back-reference or an atomic group is taken to allow
+anything), so a pattern is refused only when no way is left.
 """
 
 from __future__ import annotations
