@@ -489,7 +489,8 @@ def list_ports(
 ) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
-    what CI builds its jobs from."""
+    what CI builds its jobs from; --format markdown is README.md's table of ports, from the
+    manifests alone."""
     ports, _ = _chosen(ports, port_names, None)
     missing = {}
     with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated:

@@ -17,6 +17,7 @@ from pathlib import Path
 import regex
 
 from harness.model import METHODS, PEGS
+from harness.patterns import never_matches
 
 MANIFEST = "language.toml"
 OUTPUT_FORMATS = ("lines", "states", "drawings")
@@ -27,6 +28,8 @@ REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
+DIGIT_GROUPS = ("disk",)
+"""The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
 
 @dataclass(frozen=True)
@@ -296,18 +299,23 @@ def _requirement(entry: object) -> Requirement:
     return Requirement(entry["executable"], _strings(entry, "version"), **texts)
 
 
-def _pattern(text: str) -> regex.Pattern[str]:
+def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str]:
     """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit:
-    the one place the harness compiles them."""
+    the one place the harness compiles them. One that can be shown never to match is refused, so
+    the mistake shows when the manifest is read, not as every line of the output unread."""
     try:
-        return regex.compile(text)
+        pattern = regex.compile(text)
     except regex.error as error:
         raise ManifestError(f"pattern {text!r} does not compile: {error}") from None
+    why = never_matches(text, digit_groups)
+    if why:
+        raise ManifestError(f"pattern {text!r} can never match: {why}")
+    return pattern
 
 
 def _move_pattern(text: str, output_format: str) -> regex.Pattern[str]:
     """A pattern that reads a move (lines) or a tower (states), with the named groups that takes."""
-    pattern = _pattern(text)
+    pattern = _pattern(text, DIGIT_GROUPS)
     required, optional = GROUPS[output_format]
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(

@@ -360,9 +360,7 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
         for port in ports:
             console.out(f"{port.name}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
     elif form == "markdown":
-        console.out("| port | methods | interpreter |\n| --- | --- | --- |", highlight=False)
-        for port in ports:
-            console.out(f"| {_md(port.name)} | {', '.join(port.methods)} | {_md(found(port))} |", highlight=False)
+        console.out(ports_markdown(ports), highlight=False)
     else:
         table = Table(title="Ports", title_justify="left")
         for column in ("port", "methods", "interpreter"):
@@ -371,6 +369,16 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
             style = "magenta" if port.problem else "yellow" if port.name in missing else "green"
             table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{escape(found(port))}[/]")
         console.print(table)
+
+
+def ports_markdown(ports: Sequence[Port]) -> str:
+    """The table of ports from their manifests alone, nothing of this machine's: README.md shows it."""
+    lines = ["| port | methods | summary | needs |", "| --- | --- | --- | --- |"]
+    for port in ports:
+        needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
+        summary = f"manifest problem: {port.problem}" if port.problem else port.summary
+        lines.append(f"| `{port.name}/` | {', '.join(port.methods)} | {_md(summary)} | {_md(', '.join(needs))} |")
+    return "\n".join(lines)
 
 
 def port_info(port: Port, versions: Versions) -> PortInfo:

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import (
     FAKE_PORTS,
+    PORTS,
     REAL_PORTS,
     compare_json,
     harness,
@@ -139,6 +140,17 @@ def test_list_shows_ports_interpreters_and_versions(tmp_path):
     assert "found flood 1.0" in done.stdout
     assert "huge-disc: python3 version unknown: the manifest gives no version command" in done.stdout
     assert "missing-interpreter: hanoi-interpreter-nobody-has version unknown: hanoi-interpreter-nobody-has is not on PATH" in done.stdout
+
+
+def test_list_as_markdown_is_the_table_of_ports_from_their_manifests_alone(tmp_path):
+    root = suite(tmp_path, "missing-interpreter", real=("python",))
+    done = harness("--root", str(root), "list", "--format", "markdown")
+    assert done.stdout.splitlines() == [
+        "| port | methods | summary | needs |",
+        "| --- | --- | --- | --- |",
+        "| `missing-interpreter/` | binary, recursive, iterative | fake: needs an interpreter that is not installed | hanoi-interpreter-nobody-has |",
+        f"| `python/` | {', '.join(PORTS['python'].methods)} | {PORTS['python'].summary} | python3 |",
+    ]
 
 
 def test_a_version_command_that_fails_is_unknown_not_its_error_text(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.discover import load_port
+from harness.normalise import LineReader
 
 GOOD = """\
 methods = ["binary", "recursive", "cyclic"]
@@ -20,6 +21,9 @@ command = ["{binary}"]
 format = "drawings"
 pegs = ["A", "B", "C"]
 """
+
+
+HINT = "patterns must match the whole line, so they need no '^' or '$'"
 
 
 def port_from(tmp_path, text: str):
@@ -60,6 +64,18 @@ def test_a_method_table_replaces_only_the_keys_it_gives(tmp_path):
         (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d) (?P<to>\\d)"), "needs the named groups src and dst, and may add disk; nothing else"),
         (("[output]\n", "[output]\nseparator = '('\n"), "pattern '(' does not compile"),
         (('format = "drawings"', "format = \"states\"\npatterns = ['(?P<src>A) (?P<dst>B)']"), "needs the named groups discs, and may add peg"),
+        # patterns that can never match a line
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d) ^(?P<dst>\\d)"), f"can never match: '^' or '\\A' comes after text the pattern reads first ({HINT})"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d)$ (?P<dst>\\d)"), f"can never match: '$' or '\\Z' comes before text the pattern still reads ({HINT})"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "Move:\\A(?P<src>\\d) (?P<dst>\\d)"), "'^' or '\\A' comes after text"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?:(?P<src>\\d)|x)^ (?P<dst>\\d)"), "'^' or '\\A' comes after text"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d)\\n(?P<dst>\\d)"), "needs a line break ('\\n'), and a line never holds one"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d)[\\n]+(?P<dst>\\d)"), "needs a line break"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<disk>)(?P<src>\\d) (?P<dst>\\d)"), "its group disk never holds a number in the digits 0-9"),
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<disk>[a-z]*) (?P<src>\\d) (?P<dst>\\d)"), "its group disk never holds a number in the digits 0-9"),
+        (("[output]\n", "[output]\nignore = ['Total:\\nmoves']\n"), "pattern 'Total:\\\\nmoves' can never match: it needs a line break"),
+        (("[output]\n", "[output]\nseparator = ';$ '\n"), "pattern ';$ ' can never match: '$' or '\\Z' comes before text"),
+        (('format = "drawings"', "format = \"states\"\npatterns = ['(?P<discs>[0-9 ]*)$:']"), "'$' or '\\Z' comes before text"),
     ],
 )
 def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
@@ -110,3 +126,23 @@ def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):
     [tcc] = port.program("cyclic").requires
     assert (tcc.executable, tcc.advice) == ("tcc", "Debian: apt-get install tcc")
     assert port.requires == (tcc,)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "^(?P<src>\\d) (?P<dst>\\d)$",  # anchors at the ends are no use, and no harm
+        "\\A(?P<src>\\d) (?=\\d)(?P<dst>\\d)\\Z",  # a lookahead
+        "(?P<src>\\d)\\s+?(?P<dst>\\d).*?",  # lazy
+        "(?:(?P<disk>\\d+)|-)? ?(?P<src>\\d) (?P<dst>\\d)",  # a disk that may be absent
+        "(?P<src>\\d)(?:\\n|\\s|$^)(?P<dst>\\d)",  # an impossible branch beside one that reads
+        "(?P<src>\\d)[[:space:]](?P<dst>\\d)",  # regex's POSIX class, which the standard library reads otherwise
+        "(?P<src>\\p{Nd}) (?P<dst>\\d)",  # regex's own syntax: not judged
+        "(?P<src>\\d)[^\\w\\W](?P<dst>\\d)",  # a set of no character for the standard library, of any for regex
+    ],
+)
+def test_a_pattern_that_may_match_is_taken_and_reads_its_lines(tmp_path, pattern):
+    port = port_from(tmp_path, GOOD.replace("(?P<src>\\d) (?P<dst>\\d)", pattern, 1))
+    assert port.problem is None, port.problem
+    [move] = LineReader(port.program("binary").output).read("0 2")
+    assert (move.src, move.dst) == (0, 2)

@@ -7,9 +7,10 @@ import subprocess
 
 import pytest
 
-from conftest import OFFERED, PORTS, REAL_PORTS, compare_json, offered, program_argv, reference_digest
+from conftest import OFFERED, PORTS, REAL_PORTS, ROOT, compare_json, offered, program_argv, reference_digest
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
+from harness.report import ports_markdown
 
 NS = range(11)
 TAKES_METHOD_N = [name for name, port in PORTS.items() if not port.query and port.program(port.methods[0]).command[-2:] == ("{method}", "{n}")]
@@ -78,3 +79,12 @@ def test_zero_discs_print_no_move_and_succeed(real_ports, language):
         done = subprocess.run(program_argv(port, method, 0), cwd=port.folder, capture_output=True, text=True, timeout=30)
         drawings = port.program(method).output.format == "drawings"
         assert (done.returncode, done.stdout, done.stderr) == (0, "|A\n|B\n|C\n\n" if drawings else "", "")
+
+
+def test_the_readme_table_of_ports_is_the_one_their_manifests_give(real_ports):
+    text = (ROOT / "README.md").read_text()
+    table = text.partition("<!-- ports:")[2].partition("-->")[2].partition("<!-- end of ports -->")[0].strip()
+    assert table == ports_markdown(list(real_ports.values())), (
+        "README.md's table of ports is not the manifests' own: put what `harness list --format markdown` prints"
+        " between its <!-- ports: --> and <!-- end of ports --> lines"
+    )

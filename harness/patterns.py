@@ -1,0 +1,173 @@
+"""Which of a manifest's patterns can never match: proved from the pattern's parse, when it is read.
+
+The harness matches a pattern against one line at a time (the whole line, or a whole piece of it),
+and a line never holds a line break. So a pattern that needs ``^`` after some text, ``$`` before
+some, or a ``\\n`` can never match; nor can a move's pattern whose group ``disk``, which the harness
+reads a disc's number from, never holds digits alone. Nothing else is judged. The parse is the
+standard library's (``regex``, which runs the patterns, has no public parser), so a pattern it
+cannot parse, or reads otherwise than ``regex`` might, is let be. Every step keeps every way a
+pattern might match (a lookaround, a back-reference or an atomic group is taken to allow
+anything), so a pattern is refused only when no way is left.
+"""
+
+from __future__ import annotations
+
+import re
+import re._constants as sre
+import re._parser as sre_parse
+import warnings
+from typing import Any, Iterable, NamedTuple
+
+HINT = "patterns must match the whole line, so they need no '^' or '$'"
+
+
+class Shape(NamedTuple):
+    """One way a part of a pattern can match, as far as a line goes: whether it reads any text,
+    whether it must stand at the start or at the end of the line (it holds an anchor there), and
+    whether what it reads may be all digits."""
+
+    text: bool
+    start: bool
+    end: bool
+    digits: bool
+
+
+EMPTY = Shape(False, False, False, True)
+TEXT = frozenset({Shape(True, False, False, False), Shape(True, False, False, True)})
+Shapes = frozenset[Shape]
+Walked = tuple[Shapes, str]
+"""The shapes a part can match, and, when there are none, why."""
+
+
+def never_matches(pattern: str, digit_groups: Iterable[str] = ()) -> str | None:
+    """Why ``pattern`` can never match a line, or None if it may, or cannot be judged. Each group
+    named in ``digit_groups`` must be able to hold ASCII digits: the harness reads a number there."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # re warns where it reads a pattern otherwise than regex may
+            parsed = sre_parse.parse(pattern)
+        groups = {number: name for name, number in parsed.state.groupdict.items() if name in digit_groups}
+        shapes, why = _Walk(groups).sequence(parsed)
+    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+        return None
+    return None if shapes else why
+
+
+class _Walk:
+    """The shapes each part of a parsed pattern can match; ``digit_groups`` maps a group's number to
+    its name, for the groups that must hold digits."""
+
+    def __init__(self, digit_groups: dict[int, str]):
+        self._digit_groups = digit_groups
+
+    def sequence(self, items: Iterable[tuple[Any, Any]]) -> Walked:
+        shapes: Shapes = frozenset({EMPTY})
+        for op, av in items:
+            part, why = self.node(op, av)
+            shapes, why = _then(shapes, part) if part else (frozenset(), why)
+            if not shapes:
+                return shapes, why
+        return shapes, ""
+
+    def node(self, op: Any, av: Any) -> Walked:
+        if op in (sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN):
+            return _character(op, av)
+        if op is sre.AT:
+            start = av in (sre.AT_BEGINNING, sre.AT_BEGINNING_STRING, sre.AT_BEGINNING_LINE)
+            end = av in (sre.AT_END, sre.AT_END_STRING, sre.AT_END_LINE)
+            return frozenset({Shape(False, start, end, True)}), ""
+        if op is sre.SUBPATTERN:
+            group, _, _, items = av
+            shapes, why = self.sequence(items)
+            if group in self._digit_groups and shapes:
+                shapes = frozenset(shape for shape in shapes if shape.text and shape.digits)
+                why = f"its group {self._digit_groups[group]} never holds a number in the digits 0-9, which the harness reads"
+            return shapes, why
+        if op is sre.ATOMIC_GROUP:
+            return self.sequence(av)
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            low, high, items = av
+            return _repeat(self.sequence(items), low, high)
+        if op is sre.BRANCH:
+            return self._either(av[1])
+        if op is sre.GROUPREF_EXISTS:
+            return self._either([av[1], av[2] or []])
+        if op is sre.GROUPREF:
+            return TEXT | {EMPTY}, ""
+        return frozenset({EMPTY}), ""  # a lookaround or a word boundary: it reads nothing, and may hold anywhere
+
+    def _either(self, branches: list) -> Walked:
+        walked = [self.sequence(branch) for branch in branches]
+        return frozenset().union(*(shapes for shapes, _ in walked)), walked[0][1]
+
+
+def _then(before: Shapes, after: Shapes) -> Walked:
+    """The shapes of one part followed by another: text before a start, or after an end, is no way."""
+    shapes, why = set(), ""
+    for first in before:
+        for second in after:
+            if first.text and second.start:
+                why = why or f"'^' or '\\A' comes after text the pattern reads first ({HINT})"
+            elif first.end and second.text:
+                why = why or f"'$' or '\\Z' comes before text the pattern still reads ({HINT})"
+            else:
+                shapes.add(Shape(first.text or second.text, first.start or second.start, first.end or second.end, first.digits and second.digits))
+    return frozenset(shapes), why
+
+
+def _repeat(part: Walked, low: int, high: int) -> Walked:
+    """The shapes of a part repeated ``low`` to ``high`` times. Those of k repeats follow from those
+    of k - 1, and there are few, so the list of them soon comes round to one it has had: from there
+    it repeats."""
+    shapes, why = part
+    powers: list[Shapes] = [frozenset({EMPTY})]
+    seen = {powers[0]: 0}
+    while len(powers) <= high:
+        following, killed = _then(powers[-1], shapes)
+        why = why or killed
+        if following in seen:
+            break
+        seen[following] = len(powers)
+        powers.append(following)
+    else:
+        return frozenset().union(*powers[low:]), why
+    first, cycle = seen[following], len(powers) - seen[following]
+    counts = range(low, min(high, max(low, len(powers)) + cycle) + 1)
+    return frozenset().union(*(powers[k] if k < len(powers) else powers[first + (k - first) % cycle] for k in counts)), why
+
+
+CATEGORIES = {
+    "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W",
+}
+
+
+def _character(op: Any, av: Any) -> Walked:
+    """One character: none for a line break, which no line holds. (A set that seems to hold no
+    character, such as [^\\d\\D], is not judged: regex matches any character with it.)"""
+    if op is sre.LITERAL and av == ord("\n") or op is sre.IN and all(item == (sre.LITERAL, ord("\n")) for item in av):
+        return frozenset(), "it needs a line break ('\\n'), and a line never holds one: each pattern reads one line"
+    digit = any(_holds(op, av, digit) for digit in "0123456789")
+    return frozenset(shape for shape in TEXT if digit or not shape.digits), ""
+
+
+def _holds(op: Any, av: Any, char: str) -> bool:
+    """Whether a character of the pattern can be ``char``; where unsure, yes. A set that excludes
+    a class (\\d, \\w, \\s or theirs opposites) is not judged: regex reads [^\\d\\D] as any character."""
+    if op is sre.LITERAL:
+        return av == ord(char)
+    if op is not sre.IN:
+        return op is sre.ANY or av != ord(char)
+    negated = av[0][0] is sre.NEGATE
+    if negated and any(kind is sre.CATEGORY for kind, _ in av):
+        return True
+    return any(_in_item(kind, value, char) for kind, value in av[negated:]) != negated
+
+
+def _in_item(kind: Any, value: Any, char: str) -> bool:
+    """Whether one item of a set (a character, a range or a class) holds ``char``; where unsure, yes."""
+    if kind is sre.LITERAL:
+        return value == ord(char)
+    if kind is sre.RANGE:
+        return value[0] <= ord(char) <= value[1]
+    return str(value) not in CATEGORIES or re.fullmatch(CATEGORIES[str(value)], char) is not None

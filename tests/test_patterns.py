@@ -1,0 +1,59 @@
+"""The proof that a pattern can never match is only ever right: checked against regex itself, on
+every short line, for patterns built of the pieces the proof reasons about."""
+
+from __future__ import annotations
+
+import itertools
+
+import regex
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from harness.patterns import never_matches
+
+LINES = ["".join(letters) for size in range(5) for letters in itertools.product("a0 ", repeat=size)]
+"""Every line of up to four characters from a letter, a digit and a space (no line holds a line break)."""
+
+ATOMS = [
+    "a", "0", " ", "[a0]", "[^a]", "[^0-9]", "[^\\W]", ".", r"\d", r"\D", r"\w", r"\s", r"[^\d\D]", r"\n", "[\\n]",
+    "^", "$", r"\A", r"\Z", r"\b", "(?=a)", "(?!0)", "(?<=a)", "(?:)", "(?>a*)", "(?:a|(0))\\1?",
+]
+patterns = st.recursive(
+    st.sampled_from(ATOMS),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=2, max_size=4).map("".join),
+        st.tuples(inner, inner).map(lambda pair: f"(?:{pair[0]}|{pair[1]})"),
+        st.tuples(inner, st.sampled_from(["?", "*", "+", "{2}", "{0,3}", "*?", "++", "{3,}"])).map(lambda pair: f"(?:{pair[0]}){pair[1]}"),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(patterns, st.one_of(st.none(), patterns), patterns)
+def test_a_pattern_said_never_to_match_matches_no_line(before, disk, after):
+    pattern = before + (f"(?P<disk>{disk})" if disk is not None else "") + after
+    try:
+        compiled = regex.compile(pattern)
+    except regex.error:  # a back-reference to a group it stands in
+        assume(False)
+    if never_matches(pattern) is not None:
+        assert never_matches(pattern), "a pattern refused says why"
+        assert not any(compiled.search(line) for line in LINES), pattern  # nowhere in a line, as a separator is used
+    if never_matches(pattern, ["disk"]) is not None:
+        for line in LINES:
+            match = compiled.fullmatch(line)
+            assert match is None or match["disk"] is not None and not match["disk"].isdigit(), (pattern, line)
+
+
+def test_what_is_proved_says_why():
+    anchor = "'^' or '\\A' comes after text the pattern reads first (patterns must match the whole line, so they need no '^' or '$')"
+    assert never_matches("x^") == never_matches("a^b") == anchor
+    assert never_matches(r"(?:a$|b\Z)c").startswith("'$' or '\\Z' comes before text the pattern still reads")
+    assert never_matches(r"x{100000}^") is not None and never_matches(r"(?:x$){1,}") is None
+    assert never_matches(r"(?:^x){2}") == never_matches("x^")
+    assert never_matches(r"(?P<disk>\w+)\n") == "it needs a line break ('\\n'), and a line never holds one: each pattern reads one line"
+    assert never_matches(r"(?P<disk>[^0-9])", ["disk"]) == "its group disk never holds a number in the digits 0-9, which the harness reads"
+    assert never_matches(r"(?P<disk>[^\d])", ["disk"]) is None  # regex reads a set that excludes a class otherwise
+    assert never_matches(r"a[^\d\D]") is None  # no character for the standard library, any for regex
+    assert never_matches(r"\p{Nd}\n") is None  # regex's own syntax is not judged
