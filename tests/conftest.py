@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -122,10 +123,13 @@ def left_behind(folder: Path) -> str | None:
 
 
 def harness_process(*args: str, tmpdir: Path, **popen) -> subprocess.Popen[str]:
-    """The harness command started as a process of its own, with ``tmpdir`` as its TMPDIR."""
+    """The harness command started as a process of its own, with ``tmpdir`` as its TMPDIR, and Ctrl-C
+    as a terminal would send it: a test suite started in the background, where SIGINT is ignored,
+    would otherwise pass that on, and the harness rightly keeps ignoring it."""
     return subprocess.Popen(
         [sys.executable, "-m", "harness", *args], cwd=ROOT, text=True,
-        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)}, **popen,
+        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **popen,
     )
 
 
