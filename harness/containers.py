@@ -112,6 +112,7 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str) -> No
 
 CELL_USER = "65534:65534"
 STDIN_VARIABLE = "HANOI_STDIN"
+RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 """Cells run as nobody: root in the container could do more with a read-only root than it should."""
 PORT_MOUNT = "/port"
 BUILD_FOLDER = "/build"
@@ -284,12 +285,16 @@ class ContainerCell:
         self._reader.start()
 
     def _read(self, stream) -> None:
+        first = True
         try:
             for out, err in stream:
                 if err:
                     self._stderr.feed(err)
-                if out:
+                if out and first and out.startswith(RUNTIME_FAILURE):
+                    self._stderr.feed(out)  # the engine's words, on the program's stdout: it never started
+                elif out:
                     self._blocks.put(out)
+                first = first and not out
         except Exception:  # the container was removed under the stream: the run is closing
             pass
         finally:

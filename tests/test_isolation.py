@@ -162,3 +162,14 @@ def test_list_in_containers_shows_the_images_interpreters(docker_engine):
     assert done.returncode == 0, done.stdout + done.stderr
     for version in ("GNU bash 5", "Python 3", "SWI-Prolog version 9", "c++ (Debian", "(docker)"):
         assert version in done.stdout, done.stdout
+
+
+@pytest.mark.docker
+def test_a_program_missing_from_its_image_is_a_crash_quoting_the_engine(tmp_path, docker_engine):
+    root = suite(tmp_path, "missing-in-image", real=(), fakes_from=ISOLATION_PORTS)
+    done, report = compare_json(tmp_path, "--n", "2", "--method", "recursive", "--isolation", "container", root=root)
+    assert done.returncode == 1
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "crash"), cell
+    assert cell["detail"].startswith("exited with code 126 after 0 moves; stderr:"), cell["detail"]
+    assert 'exec: "ghost-interpreter": executable file not found' in cell["detail"]
