@@ -64,6 +64,14 @@ def _same(actual: Move, expected: Move | None) -> bool:
     )
 
 
+def _hunk_range(first: int, count: int) -> str:
+    """A hunk header's range as diff and patch write it: an empty side is numbered by the line
+    before it, and a count of one is left out."""
+    if count == 1:
+        return str(first)
+    return f"{first - 1 if count == 0 else first},{count}"
+
+
 class Divergence:
     """Walks a cell's moves beside the reference's, remembering the first move where they part."""
 
@@ -114,10 +122,11 @@ class Divergence:
         if self.at is None:
             return []
         first = self.at - len(self._before)
+        old, new = len(self._before) + len(self._expected), len(self._before) + len(self._actual)
         lines = [
             f"--- {expected_label}",
             f"+++ {actual_label}",
-            f"@@ -{first},{len(self._before) + len(self._expected)} +{first},{len(self._before) + len(self._actual)} @@",
+            f"@@ -{_hunk_range(first, old)} +{_hunk_range(first, new)} @@",
         ]
         lines += [f"  {move.canonical()}" for move in self._before]
         lines += [f"- {move.canonical()}" for move in self._expected]

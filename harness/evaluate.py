@@ -7,6 +7,7 @@ Whatever goes wrong becomes the cell's outcome and detail; nothing here raises f
 from __future__ import annotations
 
 import collections
+import itertools
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -213,7 +214,9 @@ class _Reading:
         raw = None  # the line the move came from, when it is the only move of its line
         while not self._pending:
             raw = self.stream.line()
-            if raw is None:
+            if raw is None:  # the output ended before ``expected``, which belongs to the diff
+                if expected is not None:
+                    self._expected = itertools.chain((expected,), self._expected)
                 return False
             line = text(raw)
             if self.on_line:
