@@ -1,6 +1,7 @@
-"""Port images for the Docker engine: each port folder's Containerfile built once on the shared
-Debian base, and kept under a tag made from everything in the folder, so an image is rebuilt only
-when the port (or the base) changes.
+"""Port images for the Docker engine, built once on the shared Debian base: the port folder's own
+Containerfile, or, for a port without one, the base with the Debian packages its manifest's
+``requires`` name. Each image is kept under a tag made from what it is built of, so it is rebuilt
+only when the port (or the base) changes.
 
 The base is ``hanoi-polyglot/base:bookworm`` where it has been built here (containers/base.sh
 makes it from the machine's own apt sources, with no registry), else ``debian:bookworm-slim``
@@ -10,6 +11,7 @@ from a registry. The engine is reached through the Docker SDK, from the environm
 from __future__ import annotations
 
 import hashlib
+import io
 import queue
 import threading
 import time
@@ -20,7 +22,7 @@ import docker
 import docker.errors
 
 from harness.build import BuildFailed, failed
-from harness.discover import Program, fill
+from harness.discover import Port, Program, Requirement, fill
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, ended
@@ -64,42 +66,67 @@ _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def port_image(client: docker.DockerClient, name: str, folder: Path) -> str:
-    """The tag of the port's image, building it first unless an image of this very folder and base
-    is there already. Cells of one port that ask at once wait for one build."""
-    containerfile = folder / CONTAINERFILE
-    if not containerfile.is_file():
-        raise ContainerError(f"{name} has no {CONTAINERFILE}, so it cannot run in a container")
+def port_image(client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = ()) -> str:
+    """The tag of the port's image, building it first unless an image of this very recipe and base
+    is there already: the folder's own Containerfile, else the base with the Debian packages that
+    provide ``requires``. Cells of one port that ask at once wait for one build."""
+    own = folder / CONTAINERFILE
+    if own.is_file():
+        recipe, context = own.read_text(encoding="utf-8", errors="replace"), folder
+    else:
+        recipe, context = packages_containerfile(name, requires), None
     base = base_image(client)
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
     with lock:
-        tag = f"{IMAGE_REPOSITORY}/{name}:{_content_key(client, folder, base)}"
+        tag = f"{IMAGE_REPOSITORY}/{name}:{_content_key(client, base, recipe, context)}"
         try:
             client.images.get(tag)
         except docker.errors.ImageNotFound:
-            _build(client, folder, tag, base)
+            _build(client, folder, tag, base, recipe, context)
     return tag
 
 
-def _content_key(client: docker.DockerClient, folder: Path, base: str) -> str:
-    """A digest of every file under the folder (names and bytes) and of the base image's id."""
+def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
+    """The Containerfile of a port without its own: the base, with the Debian packages its manifest
+    names installed; :class:`ContainerError` naming an executable whose package it does not name."""
+    unnamed = [requirement.executable for requirement in requires if not requirement.debian]
+    if unnamed:
+        raise ContainerError(
+            f"{name} has no {CONTAINERFILE}, and its manifest names no Debian package for {', '.join(unnamed)}: "
+            f'add debian = "PACKAGE" to that [[requires]], or write a {CONTAINERFILE}'
+        )
+    lines = ["ARG BASE=debian:bookworm-slim", "FROM ${BASE}"]
+    packages = " ".join(sorted({requirement.debian for requirement in requires}))
+    if packages:
+        lines.append(
+            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends "
+            f"{packages} \\\n && rm -rf /var/lib/apt/lists/*"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _content_key(client: docker.DockerClient, base: str, recipe: str, context: Path | None) -> str:
+    """A digest of the base image's id, the recipe, and every file (names and bytes) in the build's
+    context folder, if it has one."""
     digest = hashlib.sha256()
     try:
         digest.update(client.images.get(base).id.encode())
     except docker.errors.ImageNotFound:
         digest.update(base.encode())  # pulled by the first build; the tag names it well enough
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(recipe.encode() + b"\0")
+    if context is not None:
+        for path in sorted(path for path in context.rglob("*") if path.is_file()):
+            digest.update(str(path.relative_to(context)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def _build(client: docker.DockerClient, folder: Path, tag: str, base: str) -> None:
+def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recipe: str, context: Path | None) -> None:
+    """Build the folder's own Containerfile in the folder, or a recipe of packages with no context."""
+    source = {"path": str(context.resolve()), "dockerfile": CONTAINERFILE} if context else {"fileobj": io.BytesIO(recipe.encode())}
     try:
         client.images.build(
-            path=str(folder.resolve()), dockerfile=CONTAINERFILE, tag=tag, buildargs={"BASE": base},
-            rm=True, forcerm=True, labels={"org.hanoi-polyglot.port": folder.name},
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={"org.hanoi-polyglot.port": folder.name},
         )
     except docker.errors.BuildError as error:
         said = [entry["stream"].rstrip() for entry in error.build_log if entry.get("stream", "").strip()]
@@ -138,8 +165,9 @@ class PortContainers:
         self._lock = threading.Lock()
         self._closing = False
 
-    def take(self, name: str, folder: Path) -> PortContainer:
+    def take(self, port: Port) -> PortContainer:
         """An idle container of this port, started if there is none; :class:`ContainerError` if it cannot be."""
+        folder = port.folder
         with self._lock:
             if self._closing:
                 raise ContainerError("the run is closing: no container starts now")
@@ -149,7 +177,7 @@ class PortContainers:
             if self._client is None:
                 self._client = engine()
             client = self._client
-        image = port_image(client, name, folder)
+        image = port_image(client, port.name, folder, port.requires)
         container = PortContainer(client, image, folder, self.limits)
         with self._lock:
             self._all.append(container)

@@ -52,7 +52,7 @@ class Isolation:
         if self.mode == "container":
             containers = self.containers
             assert containers is not None
-            container = containers.take(port.name, port.folder)
+            container = containers.take(port)
             try:
                 binary = container.build(program, method, n, build_timeout)
             except BaseException:
@@ -73,7 +73,7 @@ class Isolation:
             return version(requirement)
         assert self.containers is not None
         try:
-            container = self.containers.take(port.name, port.folder)
+            container = self.containers.take(port)
         except ContainerError as error:
             return None, str(error)
         try:
