@@ -13,8 +13,11 @@ from harness.model import METHODS, Outcome
 from harness.report import ports_markdown
 
 NS = range(11)
-TAKES_METHOD_N = [name for name, port in PORTS.items() if not port.query and port.program(port.methods[0]).command[-2:] == ("{method}", "{n}")]
-"""The ports whose program takes the method and n as its last two arguments, as SPEC.md suggests."""
+TAKES_METHOD_N = [
+    (name, method) for name, port in PORTS.items() if not port.query
+    for method in port.methods if port.program(method).command[-2:] == ("{method}", "{n}")
+]
+"""Each port and method whose program takes the method and n as its last two arguments, as SPEC.md suggests."""
 
 
 @pytest.mark.parametrize("port, method", OFFERED)
@@ -49,21 +52,21 @@ def test_all_ports_and_methods_agree_through_compare(tmp_path):
         assert sorted(labels) == sorted(expected)
 
 
-@pytest.mark.parametrize("language", TAKES_METHOD_N)
+@pytest.mark.parametrize("language, method", TAKES_METHOD_N)
 @pytest.mark.parametrize(
     "args, complaint",
     [
-        (["binary", "-1"], "-1"),
-        (["recursive", "2.5"], "2.5"),
-        (["iterative", "three"], "three"),
-        (["binary"], ""),
+        (["{method}", "-1"], "-1"),
+        (["{method}", "2.5"], "2.5"),
+        (["{method}", "three"], "three"),
+        (["{method}"], ""),
         ([], ""),
         (["sideways", "3"], "sideways"),
     ],
 )
-def test_port_refuses_bad_input_with_usage_and_exit_2(real_ports, language, args, complaint):
+def test_port_refuses_bad_input_with_usage_and_exit_2(real_ports, language, method, args, complaint):
     port = real_ports[language]
-    argv = program_argv(port, port.methods[0], 0)[:-2] + args
+    argv = program_argv(port, method, 0)[:-2] + [arg.replace("{method}", method) for arg in args]
     done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert done.stdout == ""
