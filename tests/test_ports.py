@@ -89,5 +89,5 @@ def test_the_readme_table_of_ports_is_the_one_their_manifests_give(real_ports):
     table = text.partition("<!-- ports:")[2].partition("-->")[2].partition("<!-- end of ports -->")[0].strip()
     assert table == ports_markdown(list(real_ports.values())), (
         "README.md's table of ports is not the manifests' own: put what `harness list --format markdown` prints"
-        " between its <!-- ports: --> and <!-- end of ports --> lines"
+        " below its line that starts <!-- ports: and above <!-- end of ports -->"
     )
