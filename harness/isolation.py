@@ -95,14 +95,30 @@ class Isolation:
 def sandboxed(argv: list[str], folder: Path, binary: Path | None) -> list[str]:
     """The command under bubblewrap: the port sees the machine read-only, its folder and build where
     they are (read-only too), a private /tmp (and TMPDIR) of its own, no network, no other process."""
-    private = ["--tmpfs", "/tmp"]
+    private = [Path("/tmp")]
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir and Path(tmpdir) != Path("/tmp"):
-        private += ["--tmpfs", tmpdir]
+        private.append(Path(tmpdir))
     shown = [folder, *([binary.parent] if binary else [])]
-    binds = [part for path in shown for part in ("--ro-bind", str(path), str(path))]
+    sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     return [
         BWRAP, "--die-with-parent", "--unshare-all", "--new-session",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *private, *binds,
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        # Outer ones first, so that neither a seal nor a TMPDIR hides the other.
+        *(part for path in sorted([*private, *sealed], key=lambda path: len(path.parts)) for part in ("--tmpfs", str(path))),
+        *(part for path in shown for part in ("--ro-bind", str(path), str(path))),
+        *(part for path in sealed for part in ("--remount-ro", str(path))),
         "--chdir", str(folder), "--", *argv,
     ]
+
+
+def _sealed(path: Path, private: list[Path]) -> Path | None:
+    """Where ``path`` lies inside a private /tmp (a checkout under /tmp, say), the folder just below
+    that /tmp which leads to it: an empty read-only tmpfs there keeps what surrounds ``path`` as
+    read-only as the rest of the machine, and the host's other files in /tmp out of sight."""
+    inside = [tmp for tmp in private if path.is_relative_to(tmp) and path != tmp]
+    if not inside:
+        return None
+    tmp = max(inside, key=lambda tmp: len(tmp.parts))
+    top = tmp / path.relative_to(tmp).parts[0]
+    return top if top != path else None

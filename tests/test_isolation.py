@@ -5,6 +5,7 @@ limit, and a daemon a port leaves behind is gone when its cell ends."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_PORTS, ROOT, compare_json, harness, offered, reference_digest, suite
+from conftest import REAL_PORTS, ROOT, compare_json, harness, offered, reference_digest, run_folder, suite, valid_report
 from harness.isolation import BWRAP
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
@@ -117,6 +118,25 @@ def test_hostile_ports_are_named_outcomes(tmp_path, mode):
         assert cells["hostile-write"]["outcome"] == "error"
         assert "Read-only file system" in cells["hostile-write"]["detail"], cells["hostile-write"]["detail"]
         assert not escaped
+
+
+def test_a_port_inside_the_sandboxs_private_tmp_still_meets_a_read_only_machine(tmp_path):
+    """A checkout under /tmp lies inside the sandbox's private /tmp: what surrounds the port there is
+    read-only all the same, so whether a port passes does not hang on where its checkout is."""
+    if shutil.which(BWRAP) is None:
+        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+    tmpdir = run_folder()  # the harness's TMPDIR, which the sandbox makes private
+    try:
+        root = tmpdir / "checkout" / "ports"
+        shutil.copytree(ISOLATION_PORTS / "hostile-write", root / "hostile-write")
+        report = tmp_path / "report.json"
+        done = harness("--root", str(root), "compare", "--n", "0", "--isolation", "sandbox", "--json", str(report), tmpdir=tmpdir)
+        cell = valid_report(json.loads(report.read_text()))["cells"][0]
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert cell["outcome"] == "error" and "Read-only file system" in cell["detail"], cell
+        assert not (root / "hostile-write-escaped").exists()
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 @pytest.mark.docker
