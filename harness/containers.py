@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import queue
 import threading
 import time
@@ -31,6 +32,8 @@ CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
 REGISTRY_BASE = "debian:bookworm-slim"
 IMAGE_REPOSITORY = "hanoi-polyglot"
+PORT_LABEL = "org.hanoi-polyglot.port"
+RUN_LABEL = "org.hanoi-polyglot.tmpdir"
 BUILD_TIMEOUT = 1800
 ERROR_LINES = 12
 
@@ -126,7 +129,7 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recip
     source = {"path": str(context.resolve()), "dockerfile": CONTAINERFILE} if context else {"fileobj": io.BytesIO(recipe.encode())}
     try:
         client.images.build(
-            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={"org.hanoi-polyglot.port": folder.name},
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: folder.name},
         )
     except docker.errors.BuildError as error:
         said = [entry["stream"].rstrip() for entry in error.build_log if entry.get("stream", "").strip()]
@@ -149,6 +152,12 @@ QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
 """What runs in a container between cells; the process limit leaves room for them."""
+
+
+def container_labels(port: str) -> dict[str, str]:
+    """A port's container's labels: the port, and the TMPDIR of the harness run that started it, the
+    run's own scope as for its processes (run.py), so that one run's containers can be told from another's."""
+    return {PORT_LABEL: port, RUN_LABEL: os.environ.get("TMPDIR", "")}
 
 
 class PortContainers:
@@ -215,7 +224,7 @@ class PortContainer:
                 tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}", BUILD_FOLDER: f"rw,exec,nosuid,nodev,size={TMP_SIZE}"},
                 volumes={str(folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}, working_dir=PORT_MOUNT,
                 mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels={"org.hanoi-polyglot.port": folder.name},
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(folder.name),
             )
         except docker.errors.DockerException as error:
             raise ContainerError(f"the container of {folder.name} did not start: {_first_line(error)}") from None

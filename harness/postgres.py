@@ -27,7 +27,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from harness.containers import ContainerError, engine, port_image
+from harness.containers import ContainerError, container_labels, engine, port_image
 from harness.discover import Query
 from harness.model import Finish, Usage
 from harness.run import HARNESS, alive
@@ -202,7 +202,7 @@ class _Container:
         except ContainerError as error:
             raise Unavailable(f"no PostgreSQL container: {error}") from None
         try:
-            self._container = PostgresContainer(image, driver=None)
+            self._container = PostgresContainer(image, driver=None).with_kwargs(labels=container_labels(self.folder.name))
             self._container.start()
         except Exception as error:  # the Docker SDK's errors share no base class worth naming
             self.stop()

@@ -19,6 +19,7 @@ from docker_engine import Engine, required
 
 from harness.build import build
 from harness.compare import StreamDigest
+from harness.containers import RUN_LABEL
 from harness.discover import Port, discover
 from harness.model import METHODS
 from harness.postgres import Database
@@ -175,13 +176,25 @@ def harness(
     return done
 
 
+def port_containers(run: Path) -> set[str]:
+    """The containers, running or not, that the harness run whose TMPDIR is ``run`` started: only
+    this test's, whatever else runs on the machine (none where no engine answers)."""
+    try:
+        import docker
+
+        containers = docker.from_env().containers.list(all=True, filters={"label": f"{RUN_LABEL}={run}"})
+    except Exception:  # no engine: no containers
+        return set()
+    return {container.id for container in containers}
+
+
 def compare_json(
-    tmp_path: Path, *args: str, root: Path | None = None, env: dict[str, str] | None = None
+    tmp_path: Path, *args: str, root: Path | None = None, env: dict[str, str] | None = None, tmpdir: Path | None = None
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
-    """``harness compare`` with a JSON report, and that report."""
+    """``harness compare`` with a JSON report, and that report; ``tmpdir`` as in :func:`harness`."""
     report = tmp_path / "report.json"
     prefix = ("--root", str(root)) if root else ()
-    done = harness(*prefix, "compare", *args, "--json", str(report), env=env)
+    done = harness(*prefix, "compare", *args, "--json", str(report), env=env, tmpdir=tmpdir)
     assert report.exists(), done.stderr
     return done, valid_report(json.loads(report.read_text()))
 

@@ -9,12 +9,14 @@ import json
 import shutil
 import socket
 import threading
-from pathlib import Path
 
 import pytest
 
-from conftest import REAL_PORTS, ROOT, compare_json, harness, offered, reference_digest, run_folder, suite, valid_report
+from conftest import REAL_PORTS, ROOT, compare_json, harness, offered, port_containers, reference_digest, run_folder, suite, valid_report
+from harness.containers import PortContainers
+from harness.discover import MANIFEST, load_port
 from harness.isolation import BWRAP
+from harness.limits import Limits
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
@@ -61,42 +63,22 @@ class Listener:
         self.server.close()
 
 
-def port_containers() -> set[str]:
-    """The ports' containers there are now, running or not (none where no engine answers)."""
-    try:
-        import docker
-
-        containers = docker.from_env().containers.list(all=True, filters={"label": "org.hanoi-polyglot.port"})
-    except Exception:  # no engine: no containers
-        return set()
-    return {container.id for container in containers}
-
-
-def daemons() -> list[str]:
-    """The hostile daemon's processes, wherever they run (a container's are seen from here too)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                if (proc / "cmdline").read_bytes().split(b"\0")[0] == b"hanoi-hostile-daemon":
-                    found.append(proc.name)
-            except OSError:
-                continue
-    return found
-
-
 @pytest.mark.docker
 def test_hostile_ports_are_named_outcomes(tmp_path, mode):
     root = suite(tmp_path, *HOSTILE, real=(), fakes_from=ISOLATION_PORTS)
     shutil.copytree(ISOLATION_PORTS / "hostile-network", root / "hostile-network")
     listener = Listener()
     (root / "hostile-network" / "address").write_text(listener.address)
+    tmpdir = run_folder()
     try:
-        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, *LIMITS, root=root)
+        # harness() checks that nothing carrying this TMPDIR runs on after it: the daemon included
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, *LIMITS, root=root, tmpdir=tmpdir)
         escaped = ESCAPED.exists()
+        containers = port_containers(tmpdir)  # in a container, the daemon goes with its container
     finally:
         listener.close()
         ESCAPED.unlink(missing_ok=True)
+        shutil.rmtree(tmpdir, ignore_errors=True)
     cells = {cell["port"]: cell for cell in report["cells"]}
     assert done.returncode == 1, done.stdout + done.stderr
 
@@ -106,7 +88,7 @@ def test_hostile_ports_are_named_outcomes(tmp_path, mode):
     assert cells["hostile-forks"]["detail"].startswith("tried to run more than 64 processes at once after 0 moves")
     assert (cells["hostile-hang"]["outcome"], cells["hostile-hang"]["detail"]) == ("error", "timed out after 5 s, having printed 0 moves")
     assert cells["hostile-daemon"]["outcome"] == "pass"
-    assert daemons() == []
+    assert containers == set()
 
     if mode == "subprocess":  # nothing but the limits holds a port here
         assert (cells["hostile-network"]["outcome"], listener.accepted) == ("pass", 1)
@@ -154,16 +136,33 @@ def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
         pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
     if isolated == "container":
         request.getfixturevalue("docker_engine")
-    before = port_containers()
-    done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert port_containers() == before, "a port's container outlived the run"
+    tmpdir = run_folder()
+    try:
+        done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated, tmpdir=tmpdir)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert port_containers(tmpdir) == set(), "a port's container outlived the run"
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
     assert {cell["port"] for cell in report["cells"]} == set(REAL_PORTS)
     for cell in report["cells"]:
         if cell["port"] in offered(cell["method"], cell["n"]):
             assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"])), cell
         else:
             assert cell["outcome"] == "skipped", cell
+
+
+@pytest.mark.docker
+def test_a_runs_containers_carry_its_tmpdir_and_go_when_it_closes(tmp_path, docker_engine, monkeypatch):
+    """What the checks above look for: each container a run starts is labelled with the run's TMPDIR."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    port = load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST)
+    containers = PortContainers(Limits())
+    try:
+        started = containers.take(port).container.id
+        assert port_containers(tmp_path) == {started}
+    finally:
+        containers.close()
+    assert port_containers(tmp_path) == set()
 
 
 def test_the_sandbox_without_bubblewrap_skips_saying_how(tmp_path):

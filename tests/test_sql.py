@@ -3,7 +3,10 @@ loading, and the three ways the harness reaches a server (embedded, a DSN, a con
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -22,12 +25,14 @@ from conftest import (
     harness_process,
     left_behind,
     offered,
+    port_containers,
     postgres_servers,
     reference_digest,
     run_folder,
 )
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome
+from harness.postgres import Database
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
 
@@ -280,23 +285,28 @@ def test_the_next_run_removes_what_a_killed_run_left():
     assert not Path(data).exists()
 
 
-def sql_containers() -> set[str]:
-    """The containers, running or not, of the SQL port's image."""
-    return {
-        container.id for container in docker.from_env().containers.list(all=True)
-        if any(tag.startswith("hanoi-polyglot/sql:") for tag in container.image.tags)
-    }
+@pytest.mark.docker
+def test_compare_in_a_container(tmp_path, docker_engine):
+    tmpdir = run_folder()
+    try:
+        done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--backend", "docker", tmpdir=tmpdir)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
+        for cell in report["cells"]:
+            assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"]))
+        assert port_containers(tmpdir) == set(), "a PostgreSQL container outlived the run"
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 @pytest.mark.docker
-def test_compare_in_a_container(tmp_path, docker_engine):
-    before = sql_containers()
-    done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--backend", "docker")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
-    for cell in report["cells"]:
-        assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"]))
-    assert sql_containers() == before, "a PostgreSQL container outlived the run"
+def test_the_postgresql_container_carries_its_runs_tmpdir(tmp_path, docker_engine, monkeypatch):
+    """What the check above looks for: the server's container is labelled with the run's TMPDIR."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    with Database("docker", folder=ROOT / "sql") as database:
+        database.dsn()
+        assert len(port_containers(tmp_path)) == 1
+    assert port_containers(tmp_path) == set()
 
 
 def test_docker_backend_without_an_engine_is_an_error_on_the_sql_cells(tmp_path):
@@ -317,11 +327,23 @@ def compose_command() -> list[str]:
     return ["docker", "compose"] if plugin.returncode == 0 else ["docker-compose"]
 
 
+def free_port() -> int:
+    """A TCP port on the loopback address that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @pytest.mark.docker
 def test_docker_compose_service_serves_the_sql_port(tmp_path, docker_engine):
-    compose = [*compose_command(), "--project-name", "hanoi-test"]
-    dsn = "postgresql://hanoi:hanoi@localhost:5433/hanoi"
-    subprocess.run([*compose, "up", "--detach", "--build", "postgres"], cwd=ROOT, check=True, timeout=900, capture_output=True)
+    # A project and a port of this test's own, so that another run of the suite on this machine keeps its own.
+    port = free_port()
+    compose = [*compose_command(), "--project-name", f"hanoi-test-{os.getpid()}-{port}"]
+    dsn = f"postgresql://hanoi:hanoi@localhost:{port}/hanoi"
+    subprocess.run(
+        [*compose, "up", "--detach", "--build", "postgres"], cwd=ROOT, check=True, timeout=900, capture_output=True,
+        env={**os.environ, "HANOI_PG_PORT": str(port)},
+    )
     try:
         container = docker.from_env().containers.get(
             subprocess.run([*compose, "ps", "--quiet", "postgres"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
@@ -335,6 +357,8 @@ def test_docker_compose_service_serves_the_sql_port(tmp_path, docker_engine):
             assert connection.execute("SELECT count(*) FROM hanoi.binary(3)").fetchone() == (7,)
         done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--dsn", dsn)
     finally:
-        subprocess.run([*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300, capture_output=True)
+        subprocess.run(
+            [*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300, capture_output=True, env={**os.environ, "HANOI_PG_PORT": str(port)}
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
