@@ -8,19 +8,26 @@ machine without a registry needs: no Ryuk (its image is on a registry; the harne
 containers) and the engine's own address for published ports (this machine has a /.dockerenv,
 which would otherwise send testcontainers to a gateway address).
 
+Another test session on the same machine may use the engine a session started: each session holds
+a shared lock, beside the engine's socket, while it runs, and a ``dockerd`` the tests started is
+stopped by whichever session ends last, not from under another.
+
 Where no engine can be had, the tests that need one are skipped with the reason, or fail if
 ``HANOI_REQUIRE_DOCKER=1`` (set by .ci/run, so that a green CI means they ran).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import docker
 import docker.errors
@@ -49,18 +56,28 @@ def _answers() -> str | None:
 
 class Engine:
     """The session's engine: :meth:`start` finds or starts one and says why not if it cannot;
-    :meth:`stop` stops only a daemon it started."""
+    :meth:`stop` stops a daemon the tests started once no other session uses it."""
 
     def __init__(self) -> None:
+        host = os.environ.get("DOCKER_HOST", DEFAULT_HOST)
+        self.socket = Path(host.removeprefix("unix://")) if host.startswith("unix://") else None
         self.daemon: subprocess.Popen[bytes] | None = None
         self._log: Path | None = None
+        self._users: int | None = None
 
     def start(self) -> str | None:
-        problem = _answers()
-        if problem:
-            problem = self._start_daemon(problem)
-        if problem:
-            return problem
+        with self._one_at_a_time():
+            problem = _answers()
+            if problem:
+                problem = self._start_daemon(problem)
+            if problem:
+                return problem
+            self._users = self._open("users")
+            if self._users is not None:
+                fcntl.flock(self._users, fcntl.LOCK_SH)
+                if self.daemon is not None:
+                    os.truncate(self._users, 0)
+                    os.write(self._users, str(self.daemon.pid).encode())
         os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
         os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
         return _build_base()
@@ -71,7 +88,7 @@ class Engine:
             return f"{problem}, and dockerd is not installed (Debian: apt-get install docker.io)"
         if os.geteuid() != 0:
             return f"{problem}, and only root can start dockerd"
-        if not host.startswith("unix://"):
+        if self.socket is None:
             return f"{problem}, and a dockerd is started here only on a local socket"
         self._log = Path(tempfile.mkstemp(prefix="hanoi-dockerd-", suffix=".log")[1])
         with self._log.open("wb") as log:
@@ -84,21 +101,82 @@ class Engine:
                 return None
             time.sleep(0.5)
         said = self._log.read_text(errors="replace").strip().splitlines()[-3:]
-        self.stop()
+        _stop_daemon(self.daemon.pid)
+        self.daemon = None
         return f"{problem}; dockerd, started for the tests, did not answer: " + " | ".join(said)
 
     def stop(self) -> None:
-        if self.daemon is not None:
-            self.daemon.send_signal(signal.SIGTERM)  # it stops its containerd and its containers
-            try:
-                self.daemon.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.daemon.pid, signal.SIGKILL)
-                self.daemon.wait()
-            self.daemon = None
+        """Stop the dockerd the tests started (this session or another), if no other session uses it."""
+        with self._one_at_a_time():
+            if self._users is not None:
+                try:
+                    fcntl.flock(self._users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # another session still uses it: the last to end stops it
+                    pass
+                else:
+                    started = os.pread(self._users, 32, 0).decode(errors="replace")
+                    if started.isdigit():
+                        _stop_daemon(int(started))
+                    os.truncate(self._users, 0)
+                os.close(self._users)
+                self._users = None
+            if self.daemon is not None:
+                self.daemon.poll()  # reaped if it ended; otherwise left to the session that ends last
+                self.daemon = None
         if self._log is not None:
             self._log.unlink(missing_ok=True)
             self._log = None
+
+    def _open(self, role: str) -> int | None:
+        """The lock file for ``role`` beside the engine's socket; None where there is none to share."""
+        if self.socket is None:
+            return None
+        try:
+            return os.open(self.socket.with_name(f"{self.socket.name}.hanoi-tests-{role}"), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:  # not root: such a session starts and stops no daemon either
+            return None
+
+    @contextmanager
+    def _one_at_a_time(self) -> Iterator[None]:
+        """Finding or starting the engine, and stopping it, one session at a time."""
+        lock = self._open("start")
+        try:
+            if lock is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            if lock is not None:
+                os.close(lock)
+
+
+def _stop_daemon(pid: int) -> None:
+    """Stop the dockerd ``pid`` (it stops its containerd and its containers), if it is still one."""
+    try:
+        if not Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"dockerd\0"):
+            return
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + 60
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if _running(pid):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.waitpid(pid, 0)  # this session's own child; another's is reaped by whoever adopted it
+    except ChildProcessError:
+        pass
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _build_base() -> str | None:
