@@ -8,6 +8,7 @@ written, 2 for a usage error, and 128 + the signal's number when interrupted (13
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness import __version__
 from harness.bench import bench, bench_to_json, plot_bench, render_bench
+from harness.containers import sweep_containers
 from harness.discover import Port, discover, find_root
 from harness.doctor import DoctorError, install, needs
 from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
@@ -249,11 +251,15 @@ def _database(backend: str | None, dsn: str | None) -> Database:
     elif backend != "server" and given:
         raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
     ports: list[Port] = ctx.find_root().obj
+    if backend == "docker":
+        _sweep_containers()
     return Database(backend, dsn, folder=next((port.folder for port in ports if port.query), None))
 
 
 def _isolation(mode: str, memory: int, processes: int) -> Isolation:
     """The run's isolation: the mode and each cell's limits."""
+    if mode == "container":
+        _sweep_containers()
     return Isolation(mode, Limits(memory, processes))
 
 
@@ -294,9 +300,20 @@ def main() -> None:
 def _sweep_leftovers() -> None:
     """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
     servers, ports = sweep_servers(), sweep_orphans()
-    if servers or ports:
-        left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
-        left += [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports)
+    left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
+    _say_removed(left + [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports))
+
+
+@functools.cache
+def _sweep_containers() -> None:
+    """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
+    need not wait for an engine."""
+    containers = sweep_containers()
+    _say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
+
+
+def _say_removed(left: list[str]) -> None:
+    if left:
         click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
 
 

@@ -14,6 +14,7 @@ import hashlib
 import io
 import os
 import queue
+import socket
 import threading
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from harness.build import BuildFailed, failed
 from harness.discover import Port, Program, Requirement, fill
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
-from harness.run import EXIT_GRACE_SECONDS, POLL_SECONDS, StderrKeeper, ended
+from harness.run import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
 
 CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -34,6 +35,9 @@ REGISTRY_BASE = "debian:bookworm-slim"
 IMAGE_REPOSITORY = "hanoi-polyglot"
 PORT_LABEL = "org.hanoi-polyglot.port"
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
+OWNER_LABEL = "org.hanoi-polyglot.harness"
+OWNER = f"{socket.gethostname()}:{HARNESS}"
+"""This harness process, among all that may share an engine: the owner of the containers it starts."""
 BUILD_TIMEOUT = 1800
 ERROR_LINES = 12
 
@@ -155,9 +159,31 @@ IDLE_PROCESSES = ("docker-init", "sleep")
 
 
 def container_labels(port: str) -> dict[str, str]:
-    """A port's container's labels: the port, and the TMPDIR of the harness run that started it, the
-    run's own scope as for its processes (run.py), so that one run's containers can be told from another's."""
-    return {PORT_LABEL: port, RUN_LABEL: os.environ.get("TMPDIR", "")}
+    """A port's container's labels: the port, the TMPDIR of the harness run that started it (the run's
+    own scope, as for its processes in run.py) and that harness, so that one run's containers can be
+    told from another's, and those of a run that was killed found by the next."""
+    return {PORT_LABEL: port, RUN_LABEL: os.environ.get("TMPDIR", ""), OWNER_LABEL: OWNER}
+
+
+def sweep_containers() -> int:
+    """Remove the containers an earlier harness run on this machine left, because it was killed before
+    it could (they carry this run's TMPDIR, and their harness is gone). Returns how many; 0 where no
+    engine answers."""
+    try:
+        found = engine().containers.list(all=True, filters={"label": f"{RUN_LABEL}={os.environ.get('TMPDIR', '')}"})
+    except (ContainerError, docker.errors.DockerException):
+        return 0
+    host = f"{socket.gethostname()}:"
+    removed = 0
+    for container in found:
+        owner = container.labels.get(OWNER_LABEL, "")
+        if owner.startswith(host) and not alive(owner.removeprefix(host)):
+            try:
+                container.remove(force=True)
+                removed += 1
+            except docker.errors.DockerException:  # gone already, or being removed by another run
+                pass
+    return removed
 
 
 class PortContainers:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
 import threading
+import time
 
 import pytest
 
-from conftest import REAL_PORTS, ROOT, compare_json, harness, offered, port_containers, reference_digest, run_folder, suite, valid_report
+from conftest import REAL_PORTS, ROOT, compare_json, harness, harness_process, offered, port_containers, reference_digest, run_folder, suite, valid_report
 from harness.containers import PortContainers
 from harness.discover import MANIFEST, load_port
 from harness.isolation import BWRAP
@@ -163,6 +165,33 @@ def test_a_runs_containers_carry_its_tmpdir_and_go_when_it_closes(tmp_path, dock
     finally:
         containers.close()
     assert port_containers(tmp_path) == set()
+
+
+@pytest.mark.docker
+def test_the_next_run_removes_the_containers_a_killed_run_left(tmp_path, docker_engine):
+    """SIGKILL leaves the harness no chance to remove its containers: the next run in the same
+    temporary folder that uses the engine does, and says so."""
+    root = suite(tmp_path, "hostile-hang", real=(), fakes_from=ISOLATION_PORTS)
+    tmpdir = run_folder()
+    try:
+        killed = harness_process(
+            "--root", str(root), "compare", "--n", "0", "--isolation", "container", "--timeout", "120",
+            tmpdir=tmpdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 300  # the port's image may be built first
+        while not port_containers(tmpdir) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        killed.kill()
+        killed.wait(timeout=30)
+        left = port_containers(tmpdir)
+        assert len(left) == 1, "the killed run had started no container, or it is gone already"
+
+        done = harness("--root", str(root), "list", "--isolation", "container", tmpdir=tmpdir)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stderr.startswith("harness: removed what an earlier, killed run left behind: 1 container\n"), done.stderr
+        assert port_containers(tmpdir) == set()
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 def test_the_sandbox_without_bubblewrap_skips_saying_how(tmp_path):
