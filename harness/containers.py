@@ -36,8 +36,23 @@ IMAGE_REPOSITORY = "hanoi-polyglot"
 PORT_LABEL = "org.hanoi-polyglot.port"
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
 OWNER_LABEL = "org.hanoi-polyglot.harness"
-OWNER = f"{socket.gethostname()}:{HARNESS}"
-"""This harness process, among all that may share an engine: the owner of the containers it starts."""
+SWEEP_TIMEOUT = 10
+
+
+def _pid_space() -> str | None:
+    """The host, boot and process namespace in which this harness's pids mean something, for telling
+    whether the harness that owns a container is gone; None where /proc cannot say (not Linux)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{socket.gethostname()}/{boot}/{os.readlink('/proc/self/ns/pid')}"
+    except OSError:
+        return None
+
+
+PID_SPACE = _pid_space()
+OWNER = f"{PID_SPACE}:{HARNESS}" if PID_SPACE else ""
+"""This harness process, among all that may share an engine: the owner of the containers it starts
+(none where its liveness cannot be judged, so that no later run removes them)."""
 BUILD_TIMEOUT = 1800
 ERROR_LINES = 12
 
@@ -50,10 +65,10 @@ def _first_line(error: BaseException) -> str:
     return next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
 
 
-def engine() -> docker.DockerClient:
+def engine(timeout: float = BUILD_TIMEOUT) -> docker.DockerClient:
     """A client of the Docker engine the environment names; :class:`ContainerError` if none answers."""
     try:
-        client = docker.from_env(timeout=BUILD_TIMEOUT)
+        client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
         raise ContainerError(f"no Docker engine answers ({_first_line(error)})") from None
@@ -166,23 +181,30 @@ def container_labels(port: str) -> dict[str, str]:
 
 
 def sweep_containers() -> int:
-    """Remove the containers an earlier harness run on this machine left, because it was killed before
-    it could (they carry this run's TMPDIR, and their harness is gone). Returns how many; 0 where no
-    engine answers."""
-    try:
-        found = engine().containers.list(all=True, filters={"label": f"{RUN_LABEL}={os.environ.get('TMPDIR', '')}"})
-    except (ContainerError, docker.errors.DockerException):
+    """Remove the containers an earlier harness run left, because it was killed before it could: they
+    carry this run's TMPDIR, and their harness, in this same process namespace, is gone. Returns how
+    many; 0 where no engine answers in a few seconds, or where liveness cannot be judged."""
+    if PID_SPACE is None:
         return 0
-    host = f"{socket.gethostname()}:"
+    try:
+        client = engine(SWEEP_TIMEOUT)
+    except ContainerError:
+        return 0
     removed = 0
-    for container in found:
-        owner = container.labels.get(OWNER_LABEL, "")
-        if owner.startswith(host) and not alive(owner.removeprefix(host)):
-            try:
-                container.remove(force=True)
-                removed += 1
-            except docker.errors.DockerException:  # gone already, or being removed by another run
-                pass
+    try:
+        found = client.containers.list(all=True, ignore_removed=True, filters={"label": f"{RUN_LABEL}={os.environ.get('TMPDIR', '')}"})
+        for container in found:
+            space, _, harness = container.labels.get(OWNER_LABEL, "").rpartition(":")
+            if space == PID_SPACE and harness and not alive(harness):
+                try:
+                    container.remove(force=True)
+                    removed += 1
+                except docker.errors.DockerException:  # gone already, or being removed by another run
+                    pass
+    except docker.errors.DockerException:
+        pass
+    finally:
+        client.close()
     return removed
 
 

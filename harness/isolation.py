@@ -101,12 +101,16 @@ def sandboxed(argv: list[str], folder: Path, binary: Path | None) -> list[str]:
         private.append(Path(tmpdir))
     shown = [folder, *([binary.parent] if binary else [])]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
+    # Each mount after those that hold it, so none hides another: a TMPDIR or a build inside the
+    # port's folder stays private and writable, or readable, as it would anywhere else.
+    mounts = sorted(
+        [("--tmpfs", path) for path in [*private, *sealed]] + [("--ro-bind", path) for path in shown],
+        key=lambda mount: (len(mount[1].parts), mount[0] == "--ro-bind"),
+    )
     return [
         BWRAP, "--die-with-parent", "--unshare-all", "--new-session",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-        # Outer ones first, so that neither a seal nor a TMPDIR hides the other.
-        *(part for path in sorted([*private, *sealed], key=lambda path: len(path.parts)) for part in ("--tmpfs", str(path))),
-        *(part for path in shown for part in ("--ro-bind", str(path), str(path))),
+        *(part for kind, path in mounts for part in (kind, str(path), *[str(path)] * (kind == "--ro-bind"))),
         *(part for path in sealed for part in ("--remount-ro", str(path))),
         "--chdir", str(folder), "--", *argv,
     ]

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+import docker
 import jsonschema
 import pytest
 from docker_engine import Engine, required
@@ -178,14 +179,12 @@ def harness(
 
 def port_containers(run: Path) -> set[str]:
     """The containers, running or not, that the harness run whose TMPDIR is ``run`` started: only
-    this test's, whatever else runs on the machine (none where no engine answers)."""
+    this test's, whatever else runs on the machine. For tests that have the engine."""
+    client = docker.from_env()
     try:
-        import docker
-
-        containers = docker.from_env().containers.list(all=True, filters={"label": f"{RUN_LABEL}={run}"})
-    except Exception:  # no engine: no containers
-        return set()
-    return {container.id for container in containers}
+        return {container.id for container in client.containers.list(all=True, ignore_removed=True, filters={"label": f"{RUN_LABEL}={run}"})}
+    finally:
+        client.close()
 
 
 def compare_json(

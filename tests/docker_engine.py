@@ -120,9 +120,9 @@ class Engine:
                     os.truncate(self._users, 0)
                 os.close(self._users)
                 self._users = None
-            if self.daemon is not None:
-                self.daemon.poll()  # reaped if it ended; otherwise left to the session that ends last
-                self.daemon = None
+            elif self.daemon is not None:  # no lock to share it by: no other session knows of it
+                _stop_daemon(self.daemon.pid)
+            self.daemon = None
         if self._log is not None:
             self._log.unlink(missing_ok=True)
             self._log = None

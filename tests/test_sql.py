@@ -340,11 +340,9 @@ def test_docker_compose_service_serves_the_sql_port(tmp_path, docker_engine):
     port = free_port()
     compose = [*compose_command(), "--project-name", f"hanoi-test-{os.getpid()}-{port}"]
     dsn = f"postgresql://hanoi:hanoi@localhost:{port}/hanoi"
-    subprocess.run(
-        [*compose, "up", "--detach", "--build", "postgres"], cwd=ROOT, check=True, timeout=900, capture_output=True,
-        env={**os.environ, "HANOI_PG_PORT": str(port)},
-    )
+    environment = {**os.environ, "HANOI_PG_PORT": str(port)}
     try:
+        subprocess.run([*compose, "up", "--detach", "--build", "postgres"], cwd=ROOT, check=True, timeout=900, capture_output=True, env=environment)
         container = docker.from_env().containers.get(
             subprocess.run([*compose, "ps", "--quiet", "postgres"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         )
@@ -357,8 +355,6 @@ def test_docker_compose_service_serves_the_sql_port(tmp_path, docker_engine):
             assert connection.execute("SELECT count(*) FROM hanoi.binary(3)").fetchone() == (7,)
         done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--dsn", dsn)
     finally:
-        subprocess.run(
-            [*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300, capture_output=True, env={**os.environ, "HANOI_PG_PORT": str(port)}
-        )
+        subprocess.run([*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300, capture_output=True, env=environment)
     assert done.returncode == 0, done.stdout + done.stderr
     assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
