@@ -17,6 +17,7 @@ import queue
 import socket
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -162,6 +163,7 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recip
 CELL_USER = "65534:65534"
 STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
+NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
 """Cells run as nobody: root in the container could do more with a read-only root than it should."""
 PORT_MOUNT = "/port"
 BUILD_FOLDER = "/build"
@@ -297,8 +299,10 @@ class PortContainer:
                     raise BuildFailed(f"the build ran past {timeout:g} s: {shown}")
                 if finish.limit:
                     raise BuildFailed(f"the build {finish.limit}: {shown}")
+                if finish.failure and building.returncode is None:
+                    raise BuildFailed(f"the build {finish.failure}: {shown}")
                 if finish.failure:
-                    raise failed(building.returncode, shown, finish.evidence.removeprefix("stderr:\n") or said)
+                    raise failed(building.returncode or 0, shown, finish.evidence.removeprefix("stderr:\n") or said)
                 self.built.add(binary)
         return binary
 
@@ -385,11 +389,26 @@ class ContainerCell:
         finally:
             self._blocks.put(None)
 
-    def _running(self) -> bool:
+    def _state(self) -> dict | None:
+        """The engine's view of the exec; None once the engine no longer knows it (its container is gone)."""
         try:
-            return bool(self.container.client.api.exec_inspect(self._exec)["Running"])
+            return self.container.client.api.exec_inspect(self._exec)
         except docker.errors.DockerException:
-            return False
+            return None
+
+    def _ended(self) -> bool:
+        """Whether the program has ended: it has an exit code, or is gone. One that is not running has
+        not always ended: the engine answers an exec's start before it starts the program."""
+        state = self._state()
+        return state is None or state["ExitCode"] is not None
+
+    def _exit_code(self) -> int | None:
+        """The exit code once the output has ended (the engine may record it a moment later); None if
+        the engine has none to give."""
+        deadline = time.monotonic() + EXIT_GRACE_SECONDS
+        while (state := self._state()) is not None and state["ExitCode"] is None and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS / 4)
+        return None if state is None else state["ExitCode"]
 
     def output(self) -> Iterator[bytes]:
         """The program's stdout in blocks, until it ends (a process it left behind holding the
@@ -405,7 +424,7 @@ class ContainerCell:
             try:
                 block = self._blocks.get(timeout=min(POLL_SECONDS, self.deadline - now))
             except queue.Empty:
-                if exited_at is None and not self._running():
+                if exited_at is None and self._ended():
                     exited_at = now
                     self.container.kill_cell()  # what it left behind goes, and the output closes
                 continue
@@ -439,15 +458,13 @@ class ContainerCell:
         if self._reader.is_alive():
             self._expire()
             self._reader.join()
-        try:
-            returncode = self.container.client.api.exec_inspect(self._exec)["ExitCode"] or 0
-        except docker.errors.DockerException:
-            returncode = 0
-        self.returncode = returncode
+        self.returncode = self._exit_code()
         self.container.kill_cell()
         group = self.container.group
         limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
-        self._result = ended(returncode, self._timed_out, self._stopped, self._stderr, limit, usage)
+        self._result = ended(self.returncode or 0, self._timed_out, self._stopped, self._stderr, limit, usage)
+        if self.returncode is None and not (self._timed_out or self._stopped):
+            self._result = replace(self._result, failure=NO_EXIT_CODE)
         self._done()
         return self._result
 

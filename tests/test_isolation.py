@@ -6,6 +6,7 @@ limit, and a daemon a port leaves behind is gone when its cell ends."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from conftest import REAL_PORTS, ROOT, compare_json, harness, harness_process, offered, port_containers, reference_digest, run_folder, suite, valid_report
-from harness.containers import PortContainers
+from harness.containers import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.discover import MANIFEST, load_port
 from harness.isolation import BWRAP, sandboxed
 from harness.limits import Limits
@@ -205,6 +206,29 @@ def test_a_runs_containers_carry_its_tmpdir_and_go_when_it_closes(tmp_path, dock
     finally:
         containers.close()
     assert port_containers(tmp_path) == set()
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(("unknown_for", "output", "failure"), [(0.8, b"1 0 2\n", None), (math.inf, b"1 0 2\n", NO_EXIT_CODE)])
+def test_an_exec_with_no_exit_code_yet_has_not_ended(docker_engine, monkeypatch, unknown_for, output, failure):
+    """The engine answers an exec's start before it starts the program, and until then says it is
+    not running and has no exit code; under load that lasts. The cell waits for its program all the
+    same, and one that never gets an exit code is an error, not an exit code of 0."""
+    containers = PortContainers(Limits())
+    try:
+        container = containers.take(load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST))
+        inspect, started = container.client.api.exec_inspect, time.monotonic()
+
+        def not_started_yet(exec_id: str) -> dict:
+            state = inspect(exec_id)
+            return {**state, "Running": False, "ExitCode": None} if time.monotonic() - started < unknown_for else state
+
+        monkeypatch.setattr(container.client.api, "exec_inspect", not_started_yet)
+        with ContainerCell(container, ["sh", "-c", "sleep 0.3; echo 1 0 2"], timeout=30, done=lambda: None) as cell:
+            printed = b"".join(cell.output())
+            assert (printed, cell.finish().failure) == (output, failure)
+    finally:
+        containers.close()
 
 
 @pytest.mark.docker
