@@ -34,26 +34,6 @@ CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
 REGISTRY_BASE = "debian:bookworm-slim"
 IMAGE_REPOSITORY = "hanoi-polyglot"
-PORT_LABEL = "org.hanoi-polyglot.port"
-RUN_LABEL = "org.hanoi-polyglot.tmpdir"
-OWNER_LABEL = "org.hanoi-polyglot.harness"
-SWEEP_TIMEOUT = 10
-
-
-def _pid_space() -> str | None:
-    """The host, boot and process namespace in which this harness's pids mean something, for telling
-    whether the harness that owns a container is gone; None where /proc cannot say (not Linux)."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-        return f"{socket.gethostname()}/{boot}/{os.readlink('/proc/self/ns/pid')}"
-    except OSError:
-        return None
-
-
-PID_SPACE = _pid_space()
-OWNER = f"{PID_SPACE}:{HARNESS}" if PID_SPACE else ""
-"""This harness process, among all that may share an engine: the owner of the containers it starts
-(none where its liveness cannot be judged, so that no later run removes them)."""
 BUILD_TIMEOUT = 1800
 ERROR_LINES = 12
 
@@ -161,10 +141,10 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recip
 
 
 CELL_USER = "65534:65534"
+"""Cells run as nobody: root in the container could do more with a read-only root than it should."""
 STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
-"""Cells run as nobody: root in the container could do more with a read-only root than it should."""
 PORT_MOUNT = "/port"
 BUILD_FOLDER = "/build"
 """Where a compiled port is built, in the container: the only place a cell may execute what it wrote."""
@@ -173,6 +153,28 @@ QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
 """What runs in a container between cells; the process limit leaves room for them."""
+
+
+PORT_LABEL = "org.hanoi-polyglot.port"
+RUN_LABEL = "org.hanoi-polyglot.tmpdir"
+OWNER_LABEL = "org.hanoi-polyglot.harness"
+SWEEP_TIMEOUT = 10
+
+
+def _pid_space() -> str | None:
+    """The host, boot and process namespace in which this harness's pids mean something, for telling
+    whether the harness that owns a container is gone; None where /proc cannot say (not Linux)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{socket.gethostname()}/{boot}/{os.readlink('/proc/self/ns/pid')}"
+    except OSError:
+        return None
+
+
+PID_SPACE = _pid_space()
+OWNER = f"{PID_SPACE}:{HARNESS}" if PID_SPACE else ""
+"""This harness process, among all that may share an engine: the owner of the containers it starts
+(none where its liveness cannot be judged, so that no later run removes them)."""
 
 
 def container_labels(port: str) -> dict[str, str]:
@@ -299,10 +301,10 @@ class PortContainer:
                     raise BuildFailed(f"the build ran past {timeout:g} s: {shown}")
                 if finish.limit:
                     raise BuildFailed(f"the build {finish.limit}: {shown}")
-                if finish.failure and building.returncode is None:
-                    raise BuildFailed(f"the build {finish.failure}: {shown}")
                 if finish.failure:
-                    raise failed(building.returncode or 0, shown, finish.evidence.removeprefix("stderr:\n") or said)
+                    if building.returncode is None:
+                        raise BuildFailed(f"the build {finish.failure}: {shown}")
+                    raise failed(building.returncode, shown, finish.evidence.removeprefix("stderr:\n") or said)
                 self.built.add(binary)
         return binary
 

@@ -101,16 +101,16 @@ def sandboxed(argv: list[str], folder: Path, binary: Path | None) -> list[str]:
         private.append(Path(tmpdir))
     shown = [folder, *([binary.parent] if binary else [])]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
-    # Each mount after those that hold it, so none hides another: a TMPDIR or a build inside the
-    # port's folder stays private and writable, or readable, as it would anywhere else.
-    mounts = sorted(
-        [("--tmpfs", path) for path in [*private, *sealed]] + [("--ro-bind", path) for path in shown],
-        key=lambda mount: (len(mount[1].parts), mount[0] == "--ro-bind"),
-    )
+    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, ("--tmpfs", str(path))) for path in [*private, *sealed]]
+    binds: list[tuple[Path, tuple[str, ...]]] = [(path, ("--ro-bind", str(path), str(path))) for path in shown]
+    # Each mount after those that hold it (a stable sort: a tmpfs before a bind at the same depth), so
+    # none hides another: a TMPDIR or a build inside the port's folder stays private and writable, or
+    # readable, as it would anywhere else.
+    mounts = sorted(tmpfs + binds, key=lambda mount: len(mount[0].parts))
     return [
         BWRAP, "--die-with-parent", "--unshare-all", "--new-session",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-        *(part for kind, path in mounts for part in (kind, str(path), *[str(path)] * (kind == "--ro-bind"))),
+        *(part for _, arguments in mounts for part in arguments),
         *(part for path in sealed for part in ("--remount-ro", str(path))),
         "--chdir", str(folder), "--", *argv,
     ]
