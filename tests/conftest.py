@@ -22,6 +22,7 @@ from harness.build import build
 from harness.compare import StreamDigest
 from harness.containers import RUN_LABEL
 from harness.discover import Port, discover
+from harness.isolation import BWRAP
 from harness.model import METHODS
 from harness.postgres import Database
 
@@ -113,6 +114,19 @@ def _live(name: str) -> Iterator[tuple[int, list[bytes]]]:
 def run_folder() -> Path:
     """A temporary folder of one harness run's own, given to it as TMPDIR."""
     return Path(tempfile.mkdtemp(prefix="hanoi-test-run-"))
+
+
+@pytest.fixture
+def run_tmpdir() -> Iterator[Path]:
+    """A harness run's own TMPDIR (:func:`run_folder`), removed after the test."""
+    folder = run_folder()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+NO_BUBBLEWRAP = "the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)"
+needs_bubblewrap = pytest.mark.skipif(shutil.which(BWRAP) is None, reason=NO_BUBBLEWRAP)
+"""For a test that runs the sandbox: skipped, saying how to get it, where bubblewrap is missing."""
 
 
 def left_behind(folder: Path) -> str | None:

@@ -4,12 +4,10 @@ plot are written, and cells that would run too long are left out with the reason
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from conftest import ROOT, harness, suite
-from harness.isolation import BWRAP
+from conftest import ROOT, harness, needs_bubblewrap, suite
 from harness.model import METHODS
 
 
@@ -86,7 +84,7 @@ def test_plot_must_be_svg_or_png():
     assert "the plot is an .svg or a .png file" in done.stderr
 
 
-@pytest.mark.skipif(shutil.which(BWRAP) is None, reason="the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+@needs_bubblewrap
 def test_bench_times_cells_in_the_sandbox_through_the_same_runner(tmp_path, report):
     """In the sandbox the port runs under bubblewrap; its CPU is still the port's own, not the
     wrapper's, and a limit the run sets holds there too."""

@@ -22,7 +22,6 @@ from conftest import (
     left_behind,
     offered,
     reference_digest,
-    run_folder,
     started_in,
     suite,
 )
@@ -204,22 +203,21 @@ def _hanging(pids: list[int]) -> list[int]:
     (signal.SIGTERM, 143, "harness: stopped by SIGTERM"),
     (signal.SIGHUP, 129, "harness: stopped by SIGHUP"),
 ])
-def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said):
+def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said, run_tmpdir):
     root = suite(tmp_path, "hang", real=())
-    tmpdir = run_folder()
     run = harness_process(
-        "--root", str(root), "compare", "--n", "3,4,5", "--jobs", "2", tmpdir=tmpdir,
+        "--root", str(root), "compare", "--n", "3,4,5", "--jobs", "2", tmpdir=run_tmpdir,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 30
-    while len(hanging := _hanging(started_in(tmpdir))) < 2 and time.monotonic() < deadline:
+    while len(hanging := _hanging(started_in(run_tmpdir))) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(hanging) >= 2  # the two ports (and any launcher in front of python3, such as pyenv's)
     run.send_signal(sent)
     out, err = run.communicate(timeout=30)
     assert run.returncode == code, err
     assert err.strip() == said
-    assert left_behind(tmpdir) is None
+    assert left_behind(run_tmpdir) is None
 
 
 def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):

@@ -10,14 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, left_behind, run_folder, valid_report
+from conftest import ROOT, left_behind, valid_report
 from harness.discover import discover
 
 NOT_IN_A_CLONE = (".git", ".venv", "__pycache__", "*.egg-info", "build", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
 """What a fresh clone does not have: git's own files, and what building, testing and linting leave behind."""
 
 
-def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says_where_it_finds_none(tmp_path):
+def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says_where_it_finds_none(tmp_path, run_tmpdir):
     clone = tmp_path / "clone"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE), symlinks=True)
     venv = tmp_path / "venv"
@@ -36,8 +36,7 @@ def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says
     )
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout + where.stderr
 
-    tmpdir = run_folder()
-    environment = {key: value for key, value in os.environ.items() if key != "HANOI_ROOT"} | {"TMPDIR": str(tmpdir), "COLUMNS": "200"}
+    environment = {key: value for key, value in os.environ.items() if key != "HANOI_ROOT"} | {"TMPDIR": str(run_tmpdir), "COLUMNS": "200"}
 
     def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(venv / "bin" / "harness"), *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=600)
@@ -58,5 +57,4 @@ def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says
     nowhere = harness("list", cwd=elsewhere)
     assert nowhere.returncode == 2
     assert nowhere.stderr.startswith("harness: no ports here: run inside a checkout") and len(nowhere.stderr.splitlines()) == 1
-    assert left_behind(tmpdir) is None
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    assert left_behind(run_tmpdir) is None

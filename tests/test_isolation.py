@@ -15,7 +15,20 @@ import time
 
 import pytest
 
-from conftest import REAL_PORTS, ROOT, compare_json, harness, harness_process, offered, port_containers, reference_digest, run_folder, suite, valid_report
+from conftest import (
+    NO_BUBBLEWRAP,
+    REAL_PORTS,
+    ROOT,
+    compare_json,
+    harness,
+    harness_process,
+    needs_bubblewrap,
+    offered,
+    port_containers,
+    reference_digest,
+    suite,
+    valid_report,
+)
 from harness.containers import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.discover import MANIFEST, load_port
 from harness.isolation import BWRAP, sandboxed
@@ -30,7 +43,7 @@ LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
 @pytest.fixture(params=["subprocess", "sandbox", "container"])
 def mode(request):
     if request.param == "sandbox" and shutil.which(BWRAP) is None:
-        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+        pytest.skip(NO_BUBBLEWRAP)
     if request.param == "container":
         request.getfixturevalue("docker_engine")
     return request.param
@@ -67,22 +80,20 @@ class Listener:
 
 
 @pytest.mark.docker
-def test_hostile_ports_are_named_outcomes(tmp_path, mode):
+def test_hostile_ports_are_named_outcomes(tmp_path, mode, run_tmpdir):
     root = suite(tmp_path, *HOSTILE, real=(), fakes_from=ISOLATION_PORTS)
     shutil.copytree(ISOLATION_PORTS / "hostile-network", root / "hostile-network")
     listener = Listener()
     (root / "hostile-network" / "address").write_text(listener.address)
-    tmpdir = run_folder()
     try:
         # harness() checks that nothing carrying this TMPDIR runs on after it: the daemon, outside a
         # container; in one, the daemon goes with its container
-        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, *LIMITS, root=root, tmpdir=tmpdir)
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, *LIMITS, root=root, tmpdir=run_tmpdir)
         escaped = ESCAPED.exists()
-        containers = port_containers(tmpdir) if mode == "container" else set()
+        containers = port_containers(run_tmpdir) if mode == "container" else set()
     finally:
         listener.close()
         ESCAPED.unlink(missing_ok=True)
-        shutil.rmtree(tmpdir, ignore_errors=True)
     cells = {cell["port"]: cell for cell in report["cells"]}
     assert done.returncode == 1, done.stdout + done.stderr
 
@@ -106,22 +117,17 @@ def test_hostile_ports_are_named_outcomes(tmp_path, mode):
         assert not escaped
 
 
-def test_a_port_inside_the_sandboxs_private_tmp_still_meets_a_read_only_machine(tmp_path):
+@needs_bubblewrap
+def test_a_port_inside_the_sandboxs_private_tmp_still_meets_a_read_only_machine(tmp_path, run_tmpdir):
     """A checkout under /tmp lies inside the sandbox's private /tmp: what surrounds the port there is
     read-only all the same, so whether a port passes does not hang on where its checkout is."""
-    if shutil.which(BWRAP) is None:
-        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
-    tmpdir = run_folder()  # the harness's TMPDIR, which the sandbox makes private
-    try:
-        root = tmpdir / "checkout" / "ports"
-        shutil.copytree(ISOLATION_PORTS / "hostile-write", root / "hostile-write")
-        report = tmp_path / "report.json"
-        done = harness("--root", str(root), "compare", "--n", "0", "--isolation", "sandbox", "--json", str(report), tmpdir=tmpdir)
-        cell = valid_report(json.loads(report.read_text()))["cells"][0]
-        assert done.returncode == 1, done.stdout + done.stderr
-        assert cell["outcome"] == "error" and "Read-only file system" in cell["detail"], cell
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+    root = run_tmpdir / "checkout" / "ports"  # inside the harness's TMPDIR, which the sandbox makes private
+    shutil.copytree(ISOLATION_PORTS / "hostile-write", root / "hostile-write")
+    report = tmp_path / "report.json"
+    done = harness("--root", str(root), "compare", "--n", "0", "--isolation", "sandbox", "--json", str(report), tmpdir=run_tmpdir)
+    cell = valid_report(json.loads(report.read_text()))["cells"][0]
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert cell["outcome"] == "error" and "Read-only file system" in cell["detail"], cell
 
 
 SANDBOX_PROBE = """
@@ -133,20 +139,19 @@ echo z > /tmp/scratch && echo tmp-writable
 """
 
 
+@needs_bubblewrap
 @pytest.mark.parametrize(
-    ("tmpdir", "folder", "build"),
+    ("tmpdir_at", "folder", "build"),
     [
         ("t", "t/checkout/ports/p", ""),  # the folder inside TMPDIR
         ("c/t", "c", "c/t/cache/0123/program"),  # TMPDIR, and the build in it, inside the folder
         ("checkout/tmp", "checkout/ports/p", "checkout/tmp/cache/0123/program"),  # TMPDIR beside the folder
     ],
 )
-def test_the_sandbox_keeps_its_promises_however_its_folders_nest(tmp_path, monkeypatch, tmpdir, folder, build):
+def test_the_sandbox_keeps_its_promises_however_its_folders_nest(tmp_path, monkeypatch, tmpdir_at, folder, build):
     """Wherever TMPDIR, the port's folder and its build lie, the last two are readable, beside the
     folder is read-only, TMPDIR and /tmp are private and writable, and nothing reaches this machine."""
-    if shutil.which(BWRAP) is None:
-        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
-    for path in (tmp_path / tmpdir, tmp_path / folder):
+    for path in (tmp_path / tmpdir_at, tmp_path / folder):
         path.mkdir(parents=True, exist_ok=True)
     (tmp_path / folder / "hanoi.txt").write_text("the port\n")
     binary = tmp_path / build if build else None
@@ -154,7 +159,7 @@ def test_the_sandbox_keeps_its_promises_however_its_folders_nest(tmp_path, monke
         binary.parent.mkdir(parents=True)
         binary.write_text("the build\n")
     before = sorted(tmp_path.rglob("*"))
-    monkeypatch.setenv("TMPDIR", str(tmp_path / tmpdir))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / tmpdir_at))
     argv = sandboxed(["sh", "-c", SANDBOX_PROBE, "probe", str(binary or "")], tmp_path / folder, binary)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["folder-readable", "beside-read-only", "tmpdir-writable", "tmp-writable"] + ["build-readable"] * bool(binary), (
@@ -173,19 +178,15 @@ def test_a_port_reading_n_on_standard_input_is_fed_in_every_mode(tmp_path, mode)
 
 @pytest.mark.docker
 @pytest.mark.parametrize("isolated", ["sandbox", "container"])
-def test_every_port_agrees_when_isolated(tmp_path, isolated, request):
+def test_every_port_agrees_when_isolated(tmp_path, isolated, request, run_tmpdir):
     if isolated == "sandbox" and shutil.which(BWRAP) is None:
-        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
+        pytest.skip(NO_BUBBLEWRAP)
     if isolated == "container":
         request.getfixturevalue("docker_engine")
-    tmpdir = run_folder()
-    try:
-        done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated, tmpdir=tmpdir)
-        assert done.returncode == 0, done.stdout + done.stderr
-        if isolated == "container":
-            assert port_containers(tmpdir) == set(), "a port's container outlived the run"
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+    done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated, tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if isolated == "container":
+        assert port_containers(run_tmpdir) == set(), "a port's container outlived the run"
     assert {cell["port"] for cell in report["cells"]} == set(REAL_PORTS)
     for cell in report["cells"]:
         if cell["port"] in offered(cell["method"], cell["n"]):
@@ -199,12 +200,9 @@ def test_a_runs_containers_carry_its_tmpdir_and_go_when_it_closes(tmp_path, dock
     """What the checks above look for: each container a run starts is labelled with the run's TMPDIR."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     port = load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST)
-    containers = PortContainers(Limits())
-    try:
+    with PortContainers(Limits()) as containers:
         started = containers.take(port).container.id
         assert port_containers(tmp_path) == {started}
-    finally:
-        containers.close()
     assert port_containers(tmp_path) == set()
 
 
@@ -214,8 +212,7 @@ def test_an_exec_with_no_exit_code_yet_has_not_ended(docker_engine, monkeypatch,
     """The engine answers an exec's start before it starts the program, and until then says it is
     not running and has no exit code; under load that lasts. The cell waits for its program all the
     same, and one that never gets an exit code is an error, not an exit code of 0."""
-    containers = PortContainers(Limits())
-    try:
+    with PortContainers(Limits()) as containers:
         container = containers.take(load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST))
         inspect, started = container.client.api.exec_inspect, time.monotonic()
 
@@ -227,37 +224,31 @@ def test_an_exec_with_no_exit_code_yet_has_not_ended(docker_engine, monkeypatch,
         with ContainerCell(container, ["sh", "-c", "sleep 0.3; echo 1 0 2"], timeout=30, done=lambda: None) as cell:
             printed = b"".join(cell.output())
             assert (printed, cell.finish().failure) == (output, failure)
-    finally:
-        containers.close()
 
 
 @pytest.mark.docker
-def test_the_next_run_removes_the_containers_a_killed_run_left(tmp_path, docker_engine):
+def test_the_next_run_removes_the_containers_a_killed_run_left(tmp_path, docker_engine, run_tmpdir):
     """SIGKILL leaves the harness no chance to remove its containers: the next run in the same
     temporary folder that uses the engine does, and says so."""
     root = suite(tmp_path, "hostile-hang", real=(), fakes_from=ISOLATION_PORTS)
-    tmpdir = run_folder()
-    try:
-        with (tmp_path / "stderr").open("w+") as stderr:
-            killed = harness_process(
-                "--root", str(root), "compare", "--n", "0", "--isolation", "container", "--timeout", "120",
-                tmpdir=tmpdir, stdout=subprocess.DEVNULL, stderr=stderr,
-            )
-            deadline = time.monotonic() + 300  # the port's image may be built first
-            while not port_containers(tmpdir) and killed.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.2)
-            killed.kill()
-            killed.wait(timeout=30)
-            stderr.seek(0)
-            left = port_containers(tmpdir)
-            assert len(left) == 1, f"the killed run had started no container, or it is gone already: {stderr.read()}"
+    with (tmp_path / "stderr").open("w+") as stderr:
+        killed = harness_process(
+            "--root", str(root), "compare", "--n", "0", "--isolation", "container", "--timeout", "120",
+            tmpdir=run_tmpdir, stdout=subprocess.DEVNULL, stderr=stderr,
+        )
+        deadline = time.monotonic() + 300  # the port's image may be built first
+        while not port_containers(run_tmpdir) and killed.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        killed.kill()
+        killed.wait(timeout=30)
+        stderr.seek(0)
+        left = port_containers(run_tmpdir)
+        assert len(left) == 1, f"the killed run had started no container, or it is gone already: {stderr.read()}"
 
-        done = harness("--root", str(root), "list", "--isolation", "container", tmpdir=tmpdir)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert done.stderr.startswith("harness: removed what an earlier, killed run left behind: 1 container\n"), done.stderr
-        assert port_containers(tmpdir) == set()
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+    done = harness("--root", str(root), "list", "--isolation", "container", tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.startswith("harness: removed what an earlier, killed run left behind: 1 container\n"), done.stderr
+    assert port_containers(run_tmpdir) == set()
 
 
 def test_the_sandbox_without_bubblewrap_skips_saying_how(tmp_path):

@@ -4,7 +4,6 @@ loading, and the three ways the harness reaches a server (embedded, a DSN, a con
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,7 +27,6 @@ from conftest import (
     port_containers,
     postgres_servers,
     reference_digest,
-    run_folder,
 )
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome
@@ -241,62 +239,55 @@ def _long_query_running(tmpdir: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 @pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_a_signal_stops_the_query_and_the_embedded_server(sent, code):
-    tmpdir = run_folder()
-    run, data = _long_query_running(tmpdir)
+def test_a_signal_stops_the_query_and_the_embedded_server(sent, code, run_tmpdir):
+    run, data = _long_query_running(run_tmpdir)
     time.sleep(1)  # the query is running
     started = time.monotonic()
     run.send_signal(sent)
     out, err = run.communicate(timeout=60)
     assert run.returncode == code, err
     assert time.monotonic() - started < 20
-    assert left_behind(tmpdir) is None
+    assert left_behind(run_tmpdir) is None
     assert not Path(data).exists()
 
 
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_while_the_embedded_server_starts_leaves_nothing(sent):
+def test_a_signal_while_the_embedded_server_starts_leaves_nothing(sent, run_tmpdir):
     """The signal lands while initdb runs: no cell may start a query after it, nor wait for one."""
-    tmpdir = run_folder()
     run = harness_process(
-        "compare", "--n", "12", "--lang", "sql", tmpdir=tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        "compare", "--n", "12", "--lang", "sql", tmpdir=run_tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
-    while not list(tmpdir.glob("hanoi-postgres-*")) and time.monotonic() < deadline:
+    while not list(run_tmpdir.glob("hanoi-postgres-*")) and time.monotonic() < deadline:
         time.sleep(0.02)
     run.send_signal(sent)
     started = time.monotonic()
     run.communicate(timeout=60)
     assert run.returncode == 128 + sent
     assert time.monotonic() - started < 15
-    assert left_behind(tmpdir) is None
+    assert left_behind(run_tmpdir) is None
 
 
-def test_the_next_run_removes_what_a_killed_run_left():
+def test_the_next_run_removes_what_a_killed_run_left(run_tmpdir):
     """SIGKILL leaves no chance to clean up: the next run in the same temporary folder does it, and says so."""
-    tmpdir = run_folder()
-    run, data = _long_query_running(tmpdir)
+    run, data = _long_query_running(run_tmpdir)
     run.kill()
     run.communicate(timeout=30)
-    assert postgres_servers(tmpdir) == {data}
-    done = harness("list", tmpdir=tmpdir)
+    assert postgres_servers(run_tmpdir) == {data}
+    done = harness("list", tmpdir=run_tmpdir)
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("harness: removed what an earlier, killed run left behind: 1 PostgreSQL server ("), done.stderr
     assert not Path(data).exists()
 
 
 @pytest.mark.docker
-def test_compare_in_a_container(tmp_path, docker_engine):
-    tmpdir = run_folder()
-    try:
-        done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--backend", "docker", tmpdir=tmpdir)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
-        for cell in report["cells"]:
-            assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"]))
-        assert port_containers(tmpdir) == set(), "a PostgreSQL container outlived the run"
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+def test_compare_in_a_container(tmp_path, docker_engine, run_tmpdir):
+    done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--backend", "docker", tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
+    for cell in report["cells"]:
+        assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"]))
+    assert port_containers(run_tmpdir) == set(), "a PostgreSQL container outlived the run"
 
 
 @pytest.mark.docker
