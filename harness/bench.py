@@ -10,6 +10,7 @@ read back through the very code ``compare`` uses.
 
 from __future__ import annotations
 
+import enum
 import statistics
 import tempfile
 import time
@@ -22,17 +23,24 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness import __version__
-from harness.build import BuildFailed
-from harness.containers import ContainerError
 from harness.discover import Port, Program
-from harness.evaluate import evaluate, judge_output, start, too_many_moves
+from harness.errors import BenchError, CellError
+from harness.evaluate import evaluate, judge_output, start
 from harness.isolation import Isolation
 from harness.model import METHODS, Outcome
-from harness.postgres import Database, Unavailable
-from harness.run import Interrupted
+from harness.postgres import Database
+from harness.settings import Settings
 
 GATE_N = 5
 CHUNK = 1 << 20
+
+
+class BenchStatus(str, enum.Enum):
+    """Whether a bench cell was timed, and if not, why not."""
+
+    TIMED = "timed"
+    NOT_TIMED = "not timed"  # it failed the gate, or has too many moves
+    ERROR = "error"
 
 
 @dataclass
@@ -52,7 +60,7 @@ class BenchCell:
     port: str
     method: str
     n: int
-    status: str = "timed"  # timed, or not timed: failed the gate, too many moves, error
+    status: BenchStatus = BenchStatus.TIMED
     detail: str = ""
     runs: list[Run] = field(default_factory=list)
     harness_seconds: float | None = None
@@ -61,27 +69,33 @@ class BenchCell:
 
     @property
     def moves(self) -> int:
+        """The moves one run printed."""
         return self.runs[0].moves if self.runs else 0
 
     def median(self, figure: str) -> float | None:
+        """The median of one figure of the runs (``wall``, ``cpu``, ``peak_mb``), where it was measured."""
         values = [getattr(run, figure) for run in self.runs if getattr(run, figure) is not None]
         return statistics.median(values) if values else None
 
     def spread(self, figure: str) -> tuple[float, float] | None:
+        """The least and the most of one figure of the runs."""
         values = [getattr(run, figure) for run in self.runs if getattr(run, figure) is not None]
         return (min(values), max(values)) if values else None
 
     @property
     def moves_per_second(self) -> float | None:
+        """The port's speed: moves over its median wall time."""
         wall = self.median("wall")
         return self.moves / wall if wall else None
 
     @property
     def harness_moves_per_second(self) -> float | None:
+        """The harness's reading speed on the port's output."""
         return self.moves / self.harness_seconds if self.harness_seconds else None
 
     @property
     def compare_seconds(self) -> float | None:
+        """The median wall time of the cell run as ``compare`` runs it."""
         return statistics.median(self.through_compare) if self.through_compare else None
 
     @property
@@ -91,73 +105,28 @@ class BenchCell:
         return through / alone if alone and through else None
 
 
-class BenchError(Exception):
-    """A timed run that went wrong: the message says how."""
-
-
 def bench(
-    ports: list[Port],
-    methods: list[str],
-    ns: list[int],
-    repeat: int,
-    max_moves: int,
-    timeout: float,
-    database: Database,
-    isolation: Isolation,
+    ports: list[Port], settings: Settings, repeat: int, database: Database, isolation: Isolation,
     on_done: Callable[[BenchCell], None] | None = None,
 ) -> list[BenchCell]:
-    """Every cell, one after another (cells run side by side would slow each other down)."""
+    """Every cell of ``settings``' ports, methods and n, one after another (cells run side by side
+    would slow each other down), each timed ``repeat`` times after a warm-up."""
+    timer = _Timer(settings, repeat, database, isolation)
     cells = []
     for port in ports:
-        for method in methods:
-            gate = _gate(port, method, timeout, database, isolation)
-            for n in ns:
+        for method in settings.methods:
+            gate = timer.gate(port, method)
+            for n in settings.ns:
                 cell = BenchCell(port.name, method, n)
-                reason = gate or too_many_moves(method, n, max_moves)
+                reason = gate or settings.too_many_moves(method, n)
                 if reason:
-                    cell.status, cell.detail = "not timed", reason
+                    cell.status, cell.detail = BenchStatus.NOT_TIMED, reason
                 else:
-                    _time(cell, port, method, n, repeat, timeout, database, isolation)
+                    timer.time(cell, port)
                 cells.append(cell)
                 if on_done:
                     on_done(cell)
     return cells
-
-
-def _gate(port: Port, method: str, timeout: float, database: Database, isolation: Isolation) -> str | None:
-    """Why the cell may not be timed, if it may not: it must first pass at a small n."""
-    cell = evaluate(port, method, GATE_N, timeout, database=database, isolation=isolation)
-    if cell.outcome is Outcome.PASS:
-        return None
-    return f"{cell.outcome.value} at n={GATE_N}, so not timed: {cell.detail.splitlines()[0] if cell.detail else ''}".rstrip(": ")
-
-
-def _time(
-    cell: BenchCell, port: Port, method: str, n: int, repeat: int, timeout: float, database: Database, isolation: Isolation
-) -> None:
-    program = port.program(method)
-    try:
-        _run(port, program, method, n, timeout, database, isolation)  # warm-up: caches, the build, the server's plan
-        cell.runs = [_run(port, program, method, n, timeout, database, isolation) for _ in range(repeat)]
-        expected = METHODS[method].optimal_count(n)
-        if _counted(program) and cell.moves != expected:
-            raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
-        cell.harness_seconds, moves = _harness_seconds(port, program, method, n, timeout, database, isolation)
-        for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
-            run.moves = moves
-        cell.through_compare = [_through_compare(port, method, n, timeout, database, isolation) for _ in range(repeat)]
-    except (BenchError, BuildFailed, ContainerError, Interrupted, Unavailable, OSError, psycopg.Error) as error:
-        cell.status, cell.detail, cell.runs = "error", str(error), []
-
-
-def _through_compare(port: Port, method: str, n: int, timeout: float, database: Database, isolation: Isolation) -> float:
-    """One run of the cell exactly as ``compare`` makes it, timed from start to verdict."""
-    started = time.perf_counter()
-    cell = evaluate(port, method, n, timeout, database=database, isolation=isolation)
-    seconds = time.perf_counter() - started
-    if cell.outcome is not Outcome.PASS:
-        raise BenchError(f"through compare, the cell ended {cell.outcome.value}: {cell.detail}")
-    return seconds
 
 
 def _counted(program: Program) -> bool:
@@ -167,51 +136,84 @@ def _counted(program: Program) -> bool:
     return output.format != "states" and not output.ignore and output.separator is None
 
 
-def _run(
-    port: Port, program: Program, method: str, n: int, timeout: float, database: Database, isolation: Isolation,
-    copy: BinaryIO | None = None,
-) -> Run:
-    """Run the cell once through the runner ``compare`` uses, its output going to a counting sink (and
-    to ``copy``, if given): the blocks' line endings counted, nothing more. The wall time runs from
-    the runner's start to the port's end; CPU and peak memory are what the runner measured."""
-    drawings = program.output.format == "drawings"
-    lines = blank = 0
-    last = b""
-    with start(port, program, method, n, timeout, database, isolation) as runner:
-        started = runner.deadline - timeout
-        for block in runner.output():
-            lines += block.count(b"\n")
-            if drawings:  # a blank line ends each drawing: count "\n\n", across blocks too
-                blank += block.count(b"\n\n") + (last == b"\n" and block[:1] == b"\n")
-                last = block[-1:]
-            if copy:
-                copy.write(block)
-        finish = runner.finish()
-        wall = time.monotonic() - started
-    problem = finish.limit or (f"timed out after {timeout:g} s" if finish.timed_out else None) or finish.failure
-    if problem:
-        raise BenchError(problem if not finish.evidence else f"{problem}; {finish.evidence}")
-    peak = finish.usage.peak_bytes
-    return Run(blank - 1 if drawings else lines, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
+class _Timer:
+    """Times cells through the runners ``compare`` uses, in the run's isolation and limits."""
 
+    def __init__(self, settings: Settings, repeat: int, database: Database, isolation: Isolation) -> None:
+        self.settings, self.repeat, self.database, self.isolation = settings, repeat, database, isolation
 
-def _harness_seconds(
-    port: Port, program: Program, method: str, n: int, timeout: float, database: Database, isolation: Isolation
-) -> tuple[float, int]:
-    """The harness's normalise + verify on this cell's output, captured to a file first so that only
-    the harness's work is timed, and the moves it read; the cell must pass, as in compare."""
-    with tempfile.TemporaryFile(prefix="hanoi-bench-") as captured:
-        _run(port, program, method, n, timeout, database, isolation, copy=captured)
-        captured.seek(0)
+    def gate(self, port: Port, method: str) -> str | None:
+        """Why the cell may not be timed, if it may not: it must first pass at a small n."""
+        cell = evaluate(port, method, GATE_N, self.settings, self.database, self.isolation)
+        if cell.outcome is Outcome.PASS:
+            return None
+        return f"{cell.outcome.value} at n={GATE_N}, so not timed: {cell.detail.splitlines()[0] if cell.detail else ''}".rstrip(": ")
+
+    def time(self, cell: BenchCell, port: Port) -> None:
+        """The cell's runs, the harness's reading of its output and its runs through compare; or why they failed."""
+        program = port.program(cell.method)
+        try:
+            self._run(port, program, cell)  # warm-up: caches, the build, the server's plan
+            cell.runs = [self._run(port, program, cell) for _ in range(self.repeat)]
+            expected = METHODS[cell.method].optimal_count(cell.n)
+            if _counted(program) and cell.moves != expected:
+                raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
+            cell.harness_seconds, moves = self._harness_seconds(port, program, cell)
+            for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
+                run.moves = moves
+            cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
+        except (CellError, BenchError, OSError, psycopg.Error) as error:
+            cell.status, cell.detail, cell.runs = BenchStatus.ERROR, str(error), []
+
+    def _through_compare(self, port: Port, bench_cell: BenchCell) -> float:
+        """One run of the cell exactly as ``compare`` makes it, timed from start to verdict."""
         started = time.perf_counter()
-        cell = judge_output(port, method, n, _blocks(captured))
+        cell = evaluate(port, bench_cell.method, bench_cell.n, self.settings, self.database, self.isolation)
         seconds = time.perf_counter() - started
-    if cell.outcome is not Outcome.PASS:
-        raise BenchError(f"its output at n={n} does not verify: {cell.detail}")
-    return seconds, cell.moves
+        if cell.outcome is not Outcome.PASS:
+            raise BenchError(f"through compare, the cell ended {cell.outcome.value}: {cell.detail}")
+        return seconds
+
+    def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
+        """Run the cell once through the runner ``compare`` uses, its output going to a counting sink
+        (and to ``copy``, if given): the blocks' line endings counted, nothing more. The wall time
+        runs from the runner's start to the port's end; CPU and peak memory are what the runner measured."""
+        drawings = program.output.format == "drawings"
+        lines = blank = 0
+        last = b""
+        timeout = self.settings.timeout
+        with start(port, bench_cell.method, bench_cell.n, self.settings, self.database, self.isolation) as runner:
+            started = runner.deadline - timeout
+            for block in runner.output():
+                lines += block.count(b"\n")
+                if drawings:  # a blank line ends each drawing: count "\n\n", across blocks too
+                    blank += block.count(b"\n\n") + (last == b"\n" and block[:1] == b"\n")
+                    last = block[-1:]
+                if copy:
+                    copy.write(block)
+            finish = runner.finish()
+            wall = time.monotonic() - started
+        failure = finish.limit or (f"timed out after {timeout:g} s" if finish.timed_out else None) or finish.failure
+        if failure:
+            raise BenchError(failure if not finish.evidence else f"{failure}; {finish.evidence}")
+        peak = finish.usage.peak_bytes
+        return Run(blank - 1 if drawings else lines, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
+
+    def _harness_seconds(self, port: Port, program: Program, bench_cell: BenchCell) -> tuple[float, int]:
+        """The harness's normalise + verify on this cell's output, captured to a file first so that
+        only the harness's work is timed, and the moves it read; the cell must pass, as in compare."""
+        with tempfile.TemporaryFile(prefix="hanoi-bench-") as captured:
+            self._run(port, program, bench_cell, copy=captured)
+            captured.seek(0)
+            started = time.perf_counter()
+            cell = judge_output(port, bench_cell.method, bench_cell.n, _blocks(captured))
+            seconds = time.perf_counter() - started
+        if cell.outcome is not Outcome.PASS:
+            raise BenchError(f"its output at n={bench_cell.n} does not verify: {cell.detail}")
+        return seconds, cell.moves
 
 
-def _blocks(captured) -> Iterator[bytes]:
+def _blocks(captured: BinaryIO) -> Iterator[bytes]:
     while block := captured.read(CHUNK):
         yield block
 
@@ -234,9 +236,9 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, ve
     for column in columns:
         table.add_column(column, justify="left" if column in ("port", "method") else "right")
     for cell in cells:
-        if cell.status != "timed":
-            style = "yellow" if cell.status == "not timed" else "magenta"
-            table.add_row(cell.port, cell.method, str(cell.n), f"[{style}]{cell.status}: {escape(cell.detail)}[/]")
+        if cell.status is not BenchStatus.TIMED:
+            style = "yellow" if cell.status is BenchStatus.NOT_TIMED else "magenta"
+            table.add_row(cell.port, cell.method, str(cell.n), f"[{style}]{cell.status.value}: {escape(cell.detail)}[/]")
             continue
         table.add_row(
             cell.port, cell.method, str(cell.n), f"{cell.moves:,}",
@@ -264,7 +266,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str,
         "repeat": repeat,
         "cells": [
             {
-                "port": cell.port, "method": cell.method, "n": cell.n, "status": cell.status, "detail": cell.detail,
+                "port": cell.port, "method": cell.method, "n": cell.n, "status": cell.status.value, "detail": cell.detail,
                 "moves": cell.moves, "runs": [asdict(run) for run in cell.runs],
                 "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
                 "cpu_median": cell.median("cpu"), "peak_mb_median": cell.median("peak_mb"),
@@ -287,7 +289,7 @@ def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict) -> None:
     methods = list(dict.fromkeys(cell.method for cell in cells))
     figure, axes = pyplot.subplots(1, len(methods), figsize=(4.5 * len(methods), 4.2), squeeze=False, sharey=True)
     for axis, method in zip(axes[0], methods):
-        timed = [cell for cell in cells if cell.method == method and cell.status == "timed"]
+        timed = [cell for cell in cells if cell.method == method and cell.status is BenchStatus.TIMED]
         for port in dict.fromkeys(cell.port for cell in timed):
             points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.port == port)
             axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=port)

@@ -16,13 +16,10 @@ import threading
 from pathlib import Path
 
 from harness.discover import Port, Program, fill
+from harness.errors import BuildFailed
 
 PROGRAM_NAME = "program"
 ERROR_LINES = 15
-
-
-class BuildFailed(Exception):
-    """The build command failed or ran too long; the message says how, with the compiler's first words."""
 
 
 def cache_root() -> Path:

@@ -8,35 +8,40 @@ written, 2 for a usage error, and 128 + the signal's number when interrupted (13
 
 from __future__ import annotations
 
+import enum
 import functools
+import importlib.util
 import json
 import math
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import __version__
-from harness.bench import bench, bench_to_json, plot_bench, render_bench
+from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
 from harness.containers import sweep_containers
 from harness.discover import Port, discover, find_root
-from harness.doctor import DoctorError, install, needs
-from harness.evaluate import DEFAULT_TIMEOUT, evaluate, evaluate_all
+from harness.doctor import install, needs
+from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
+from harness.evaluate import evaluate, evaluate_all
 from harness.isolation import MODES, Isolation
-from harness.limits import DEFAULT_PROCESSES, Limits, parse_size
+from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Outcome, Shard
-from harness.postgres import BACKENDS, Database, Unavailable, check_dsn, sweep_servers
+from harness.postgres import BACKENDS, Database, check_dsn, sweep_servers
 from harness.report import FORMATS, Versions, junit, markdown, port_info, render, render_list
 from harness.run import become_subreaper, missing_requirement, sweep_orphans
-from harness.scaffold import ScaffoldError, new_language
-from harness.serialize import Report, ReportError, commit, from_json, machine, now, to_json
-from harness.transcripts import TranscriptError, render_transcripts, replay
+from harness.scaffold import new_language
+from harness.serialize import Report, commit, from_json, machine, merge_reports, now, to_json
+from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
 from harness.transcripts import discover as discover_transcripts
+from harness.transcripts import render_transcripts, replay
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The harness's own checkout, whose commit a report names; the ports may be anywhere."""
@@ -44,7 +49,6 @@ ROOT_VARIABLE = "HANOI_ROOT"
 MAX_DISCS = 64
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
 MAX_TIMEOUT = 7 * 24 * 3600
-DEFAULT_MAX_MOVES = 1 << 24
 
 
 class DiscCounts(click.ParamType):
@@ -204,10 +208,48 @@ def _names(value: str | None, known: list[str], what: str, hint: str) -> list[st
     return chosen
 
 
-def _chosen(ports: list[Port], port_names: str | None, method_names: str | None) -> tuple[list[Port], list[str]]:
-    """The ports and methods ``--port`` and ``--method`` choose: all of them when not given."""
-    names = _names(port_names, [port.name for port in ports], "port", "'--port'")
-    return [port for port in ports if port.name in names], _names(method_names, list(METHODS), "method", "'--method'")
+def _settings(ports: list[Port], given: dict[str, Any]) -> Settings:
+    """The run's settings from a command's options (each command has some of them; the rest keep
+    their defaults), the ports and methods that ``--port`` and ``--method`` choose, all when not given."""
+    names = _names(given.get("port_names"), [port.name for port in ports], "port", "'--port'")
+    return Settings(
+        ns=tuple(given.get("ns", ())),
+        ports=tuple(port.name for port in ports if port.name in names),
+        methods=tuple(_names(given.get("method_names"), list(METHODS), "method", "'--method'")),
+        jobs=given.get("jobs", 1),
+        timeout=given.get("timeout", DEFAULT_TIMEOUT),
+        strict=given.get("strict", False),
+        max_moves=given.get("max_moves"),
+        fail_fast=given.get("fail_fast", False),
+        shard=given.get("shard"),
+        backend=_backend(given.get("backend"), given.get("dsn"), given.get("isolation", "subprocess")),
+        isolation=given.get("isolation", "subprocess"),
+        limits=Limits(given.get("memory", DEFAULT_LIMITS.memory), given.get("processes", DEFAULT_LIMITS.processes)),
+    )
+
+
+def _chosen(ports: list[Port], settings: Settings) -> list[Port]:
+    return [port for port in ports if port.name in settings.ports]
+
+
+def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
+    """Where the SQL port runs. A DSN given on the command line that is not one is a usage error; one
+    from HANOI_PG_DSN is checked only when a cell needs the server, and is then the error of the SQL
+    cells alone."""
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
+    if dsn is not None and given:
+        try:
+            check_dsn(dsn)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--dsn'") from None
+    if backend is None:
+        return "server" if dsn else "docker" if isolation == "container" else "embedded"
+    if backend == "server" and not dsn:
+        raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
+    if backend != "server" and given:
+        raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
+    return backend
 
 
 def _progress() -> Progress:
@@ -233,40 +275,33 @@ def _server_version(database: Database) -> str | None:
         return None
 
 
-def _database(backend: str | None, dsn: str | None) -> Database:
-    """The run's PostgreSQL, not yet started: it starts when a cell first needs it. A DSN given on the
-    command line that is not one is a usage error; one from HANOI_PG_DSN is checked only when a cell
-    needs the server, and is then the error of the SQL cells alone."""
-    ctx = click.get_current_context()
-    given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
-    if dsn is not None and given:
-        try:
-            check_dsn(dsn)
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="'--dsn'") from None
-    if backend is None:
-        backend = "server" if dsn else "docker" if ctx.params.get("isolation") == "container" else "embedded"
-    elif backend == "server" and not dsn:
-        raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
-    elif backend != "server" and given:
-        raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
-    ports: list[Port] = ctx.find_root().obj
-    if backend == "docker":
+def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> Database:
+    """The run's PostgreSQL, not yet started: it starts when a cell first needs it."""
+    if settings.backend == "docker":
         _sweep_containers()
-    return Database(backend, dsn, folder=next((port.folder for port in ports if port.query), None))
+    return Database(settings.backend, dsn, folder=next((port.folder for port in ports if port.query), None))
 
 
-def _isolation(mode: str, memory: int, processes: int) -> Isolation:
+def _isolation(settings: Settings) -> Isolation:
     """The run's isolation: the mode and each cell's limits."""
-    if mode == "container":
+    if settings.isolation == "container":
         _sweep_containers()
-    return Isolation(mode, Limits(memory, processes))
+    return Isolation(settings.isolation, settings.limits)
+
+
+class ExitCode(enum.IntEnum):
+    """How every command exits (see EXIT_CODES); a signal's is SIGNALLED + its number."""
+
+    PASSED = 0
+    FAILED = 1
+    USAGE = 2
+    SIGNALLED = 128
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
 
-    def __init__(self, number: int):
+    def __init__(self, number: int) -> None:
         super().__init__(number)
         self.number = number
 
@@ -282,11 +317,11 @@ def main() -> None:
         signal.signal(handled, _terminate)
     become_subreaper()
     try:
-        sys.exit(cli.main(standalone_mode=False))
+        code = cli.main(standalone_mode=False)
     except click.UsageError as error:
         where = error.ctx.command_path if error.ctx else "harness"
         click.echo(f"{where}: {error.format_message()} (see {where} --help)", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
@@ -294,7 +329,8 @@ def main() -> None:
         cause = error.__cause__ if isinstance(error, click.Abort) else error
         number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
         click.echo(f"harness: {'interrupted' if number == signal.SIGINT else 'stopped by ' + signal.Signals(number).name}", err=True)
-        sys.exit(128 + number)
+        sys.exit(ExitCode.SIGNALLED + number)
+    sys.exit(code)
 
 
 def _sweep_leftovers() -> None:
@@ -346,6 +382,10 @@ def cli(ctx: click.Context, root: Path | None) -> None:
         raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
 
 
+def _exit(ok: bool) -> NoReturn:
+    sys.exit(ExitCode.PASSED if ok else ExitCode.FAILED)
+
+
 def _write(path: str, text: str, what: str) -> bool:
     """Write a report, or say in one line why it could not be written."""
     try:
@@ -353,106 +393,86 @@ def _write(path: str, text: str, what: str) -> bool:
             sys.stdout.write(text)
             sys.stdout.flush()
         else:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
+            Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         click.echo(f"harness: cannot write the {what} to {path}: {error.strerror or error}", err=True)
         return False
     return True
 
 
-def _publish(report: Report, form: str | None, json_file: str | None, junit_file: str | None, markdown_file: str | None) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """Where a report goes: the form of standard output (None: pretty on a terminal, else plain) and
+    the files (``-``: standard output) of each kind."""
+
+    form: str | None = None
+    json_file: str | None = None
+    junit_file: str | None = None
+    markdown_file: str | None = None
+
+    @classmethod
+    def given(cls, given: dict[str, Any]) -> Outputs:
+        """The outputs a command's options name."""
+        return cls(given.get("form"), given.get("json_file"), given.get("junit_file"), given.get("markdown_file"))
+
+
+def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
-    json_out = form == "json" or json_file == "-"
+    json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
-    table_form = form if form not in (None, "json") else "pretty" if screen.isatty() else "plain"
+    table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
     render(report, table_form, Console(stderr=json_out, highlight=False))
     written = True
     if json_out:
         written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
     for path, text, what in (
-        (json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
-        (junit_file, lambda: junit(report), "JUnit report"),
-        (markdown_file, lambda: markdown(report), "Markdown report"),
+        (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
+        (outputs.junit_file, lambda: junit(report), "JUnit report"),
+        (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
     ):
         if path and path != "-":
             written &= _write(path, text(), what)
-    sys.exit(0 if report.passed and written else 1)
+    _exit(report.passed and written)
 
 
 @cli.command(epilog=EXIT_CODES)
 @options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
-def compare(
-    ports: list[Port], ns: list[int], port_names: str | None, method_names: str | None, jobs: int, timeout: float, strict: bool,
-    max_moves: int, fail_fast: bool, shard: Shard | None, form: str | None, json_file: str | None, junit_file: str | None,
-    markdown_file: str | None, backend: str | None, dsn: str | None, isolation: str, memory: int, processes: int,
-) -> None:
+def compare(ports: list[Port], **given: Any) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
-    ports, methods = _chosen(ports, port_names, method_names)
+    settings = _settings(ports, given)
+    ports = _chosen(ports, settings)
     started = now()
-    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated, _progress() as progress:
-        held = [1 for port in ports for method in methods for n in ns if shard is None or shard.holds(port.name, method, n)]
-        task = progress.add_task("cells", total=len(held))
+    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
+        task = progress.add_task("cells", total=len(settings.plan()))
         cells = evaluate_all(
-            ports, methods, ns, jobs, timeout, strict, database,
-            on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
-            max_moves=max_moves, shard=shard, fail_fast=fail_fast, isolation=isolated,
+            ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
         )
         versions = _versions(ports, database, isolated)
-    options_given = {
-        "n": ns, "ports": [port.name for port in ports], "methods": methods, "jobs": jobs, "timeout": timeout, "strict": strict,
-        "max_moves": max_moves, "fail_fast": fail_fast, "shard": str(shard) if shard else None, "backend": database.backend.name,
-        "isolation": isolation, "memory": memory, "processes": processes,
-    }
     report = Report(
-        "compare", started, now(), commit(PROJECT_ROOT), options_given, machine(),
-        [port_info(port, versions) for port in ports], methods, cells,
+        "compare", started, now(), commit(PROJECT_ROOT), settings.options(), machine(),
+        [port_info(port, versions) for port in ports], list(settings.methods), cells,
     )
-    _publish(report, form, json_file, junit_file, markdown_file)
+    _publish(report, Outputs.given(given))
 
 
 @cli.command(epilog=EXIT_CODES)
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
 @options(*REPORTS)
-def merge(reports: tuple[str, ...], mixed: bool, form: str | None, json_file: str | None, junit_file: str | None, markdown_file: str | None) -> None:
+def merge(reports: tuple[str, ...], mixed: bool, **given: Any) -> None:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
     decide from their digests whether all the ports agree, as compare does for one run."""
-    read = [_read_report(path) for path in reports]
-    commits = {report.commit for report in read}
-    harnesses = {report.harness for report in read}
-    if not mixed and (len(commits) > 1 or len(harnesses) > 1):
-        which = ", ".join(f"{path}: commit {report.commit}, harness {report.harness}" for path, report in zip(reports, read))
-        raise click.UsageError(f"the reports come from different commits or harness versions ({which}); --mixed merges them anyway")
-    seen: dict[str, str] = {}
-    for path, report in zip(reports, read):
-        for cell in report.cells:
-            if cell.id in seen:
-                raise click.UsageError(f"the cell {cell.id} is in both {seen[cell.id]} and {path}: merge the reports of separate shards")
-            seen[cell.id] = path
-    ports: dict[str, Any] = {}
-    for report in read:
-        for port in report.ports:
-            ports.setdefault(port.name, port)
-    methods = [method for method in METHODS if any(method in report.methods for report in read)]
-    order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
-    cells = sorted((cell for report in read for cell in report.cells), key=lambda c: (c.n, *order[(c.port, c.method)]))
-    merged = Report(
-        "merge", min(r.started for r in read), max(r.finished for r in read), commits.pop() if len(commits) == 1 else None,
-        {"reports": list(reports), "mixed": mixed}, machine(), [ports[name] for name in sorted(ports)], methods, cells,
-        sources=[
-            {"path": path, "harness": r.harness, "started": r.started, "finished": r.finished, "commit": r.commit,
-             "options": r.options, "machine": r.machine}
-            for path, r in zip(reports, read)
-        ],
-    )
-    _publish(merged, form, json_file, junit_file, markdown_file)
+    try:
+        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed)
+    except MergeError as error:
+        raise click.UsageError(str(error)) from None
+    _publish(merged, Outputs.given(given))
 
 
 def _read_report(path: str) -> Report:
     try:
-        with open(path, encoding="utf-8") as source:
+        with Path(path).open(encoding="utf-8") as source:
             data = json.load(source)
         return from_json(data, path)
     except OSError as error:
@@ -469,22 +489,21 @@ def _read_report(path: str) -> Report:
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
-def run(
-    ports: list[Port], port_name: str, method: str, ns: list[int], timeout: float, strict: bool, backend: str | None, dsn: str | None,
-    raw: bool, isolation: str, memory: int, processes: int,
-) -> None:
+def run(ports: list[Port], port_name: str, method: str, raw: bool, **given: Any) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
-    if len(ns) != 1:
+    if len(given["ns"]) != 1:
         raise click.BadParameter("run takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
     port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
+    settings = _settings(ports, given)
+
     def show(line: str) -> None:
         sys.stdout.write(line + "\n")
 
-    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated:
+    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
         cell = evaluate(
-            port, method, ns[0], timeout, strict, database=database, isolation=isolated,
+            port, method, settings.ns[0], settings, database, isolated,
             on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
         )
     sys.stdout.flush()
@@ -493,24 +512,22 @@ def run(
         err.print(f"{cell.label}: {cell.outcome.value}: {cell.detail}", highlight=False, markup=False)
         for line in cell.diff:
             err.print(line, highlight=False, markup=False)
-    sys.exit(0 if cell.outcome in (Outcome.PASS, Outcome.SKIPPED) else 1)
+    _exit(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
 
 
 @cli.command(name="list", epilog=EXIT_CODES)
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
 @click.option("--verbose", "-v", is_flag=True, help="Also say why a version could not be read.")
 @click.pass_obj
-def list_ports(
-    ports: list[Port], port_names: str | None, strict: bool, form: str | None, backend: str | None, dsn: str | None,
-    isolation: str, memory: int, processes: int, verbose: bool,
-) -> None:
+def list_ports(ports: list[Port], verbose: bool, **given: Any) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
-    ports, _ = _chosen(ports, port_names, None)
+    settings = _settings(ports, given)
+    ports = _chosen(ports, settings)
     missing = {}
-    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated:
+    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
         for port in ports:
             requirement = missing_requirement(port) if isolated.mode != "container" else None
             if requirement:
@@ -521,7 +538,7 @@ def list_ports(
                 except Unavailable as error:
                     missing[port.name] = str(error)
         versions = _versions(ports, database, isolated)
-        form = form or ("pretty" if sys.stdout.isatty() else "plain")
+        form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
         console = Console(highlight=False)
         render_list(console, form, ports, versions, missing)
         if verbose:
@@ -529,8 +546,8 @@ def list_ports(
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
                     reason = isolated.version(port, requirement)[1]
                     console.print(f"{port.name}: {requirement.executable} version unknown: {reason}", markup=False)
-    broken = any(port.problem for port in ports) or (strict and bool(missing))
-    sys.exit(1 if broken else 0)
+    broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
+    _exit(not broken)
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -553,14 +570,14 @@ def doctor(ports: list[Port], install_missing: bool) -> None:
     still = [need.requirement.executable for need in found if not need.found]
     if still:
         click.echo(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped")
-    sys.exit(1 if still else 0)
+    _exit(not still)
 
 
 @cli.command(epilog=EXIT_CODES)
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
 @click.pass_context
-def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None, dsn: str | None) -> None:
+def transcripts(ctx: click.Context, names: tuple[str, ...], **given: Any) -> None:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     root = ctx.meta["root"]
@@ -569,11 +586,10 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None,
     except TranscriptError as error:
         raise click.ClickException(str(error)) from None
     chosen = _names(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
-    with _database(backend, dsn) as database:
+    with _database(_settings(ctx.obj, given), given["dsn"], ctx.obj) as database:
         replays = [(t, replay(t, root, database, ctx.obj)) for t in found if t.name in chosen]
     render_transcripts(Console(), replays)
-    ok = all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results)
-    sys.exit(0 if ok else 1)
+    _exit(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))
 
 
 @cli.command(name="bench", epilog=EXIT_CODES)
@@ -581,27 +597,23 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], backend: str | None,
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw time against n to this .svg or .png (needs matplotlib).")
 @click.pass_context
-def bench_command(
-    ctx: click.Context, ns: list[int], port_names: str | None, method_names: str | None, timeout: float, max_moves: int,
-    json_file: str | None, backend: str | None, dsn: str | None, isolation: str, memory: int, processes: int,
-    repeat: int, plot_file: str | None,
-) -> None:
+def bench_command(ctx: click.Context, repeat: int, plot_file: str | None, **given: Any) -> None:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5, run as --isolation says; and the harness's own reading speed on the same output."""
-    ports, methods = _chosen(ctx.obj, port_names, method_names)
+    settings = _settings(ctx.obj, given)
+    ports = _chosen(ctx.obj, settings)
     if plot_file:
         if not plot_file.lower().endswith((".svg", ".png")):
             raise click.BadParameter("the plot is an .svg or a .png file", param_hint="'--plot'")
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx) from None
+        if importlib.util.find_spec("matplotlib") is None:
+            raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx)
+    json_file = given["json_file"]
     console = Console(stderr=json_file == "-")
-    about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": isolation}  # before the run: the commit the figures come from
-    with _database(backend, dsn) as database, _isolation(isolation, memory, processes) as isolated, _progress() as progress:
-        task = progress.add_task("bench", total=len(ports) * len(methods) * len(ns))
+    about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
+    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
+        task = progress.add_task("bench", total=len(ports) * len(settings.methods) * len(settings.ns))
         cells = bench(
-            ports, methods, ns, repeat, max_moves, timeout, database, isolated,
+            ports, settings, repeat, database, isolated,
             on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.port}/{cell.method} n={cell.n}"),
         )
         versions = _versions(ports, database, isolated)
@@ -615,7 +627,7 @@ def bench_command(
         except OSError as error:
             click.echo(f"harness: cannot write the plot to {plot_file}: {error.strerror or error}", err=True)
             written = False
-    sys.exit(0 if written and all(cell.status != "error" for cell in cells) else 1)
+    _exit(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
 
 
 @cli.command(name="new-language")

@@ -19,16 +19,18 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import docker
 import docker.errors
 
-from harness.build import BuildFailed, failed
+from harness.build import failed
 from harness.discover import Port, Program, Requirement, fill
+from harness.errors import BuildFailed, ContainerError, first_line
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.run import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
+from harness.runner import Runner
 
 CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -38,13 +40,6 @@ BUILD_TIMEOUT = 1800
 ERROR_LINES = 12
 
 
-class ContainerError(Exception):
-    """No engine answers, or a port's image cannot be built; the message says why in a line or a few."""
-
-
-def _first_line(error: BaseException) -> str:
-    return next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
-
 
 def engine(timeout: float = BUILD_TIMEOUT) -> docker.DockerClient:
     """A client of the Docker engine the environment names; :class:`ContainerError` if none answers."""
@@ -52,7 +47,7 @@ def engine(timeout: float = BUILD_TIMEOUT) -> docker.DockerClient:
         client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
-        raise ContainerError(f"no Docker engine answers ({_first_line(error)})") from None
+        raise ContainerError(f"no Docker engine answers ({first_line(error)})") from None
     return client
 
 
@@ -135,9 +130,9 @@ def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recip
         said = [entry["stream"].rstrip() for entry in error.build_log if entry.get("stream", "").strip()]
         tail = "\n".join(said[-ERROR_LINES:])
         hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
-        raise ContainerError(f"building the image of {folder.name} failed: {_first_line(error)}{hint}\n{tail}".rstrip()) from None
+        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}{hint}\n{tail}".rstrip()) from None
     except docker.errors.APIError as error:
-        raise ContainerError(f"building the image of {folder.name} failed: {_first_line(error)}") from None
+        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}") from None
 
 
 CELL_USER = "65534:65534"
@@ -279,7 +274,7 @@ class PortContainer:
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(folder.name),
             )
         except docker.errors.DockerException as error:
-            raise ContainerError(f"the container of {folder.name} did not start: {_first_line(error)}") from None
+            raise ContainerError(f"the container of {folder.name} did not start: {first_line(error)}") from None
         self.container.reload()
         self.group = CellGroup.of_process(self.container.attrs["State"]["Pid"], limits)
         """The container's control group, read from here to name a limit the cell crossed; None if unreadable."""
@@ -349,18 +344,17 @@ class PortContainer:
             pass  # gone already
 
 
-class ContainerCell:
+class ContainerCell(Runner):
     """One cell's program run by ``docker exec`` in a container of its port, which is the cell's
-    alone until :meth:`finish` gives it back. Same use as a PortProcess: iterate :meth:`output`,
-    then :meth:`finish`; a context manager."""
+    alone until :meth:`finish` gives it back."""
 
     def __init__(
         self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None
-    ):
+    ) -> None:
         """``done`` is called once the cell is over and the container idle again."""
+        super().__init__(timeout)
         self.container, self._done = container, done
-        self.deadline = time.monotonic() + timeout
-        self._timed_out = self._stopped = False
+        self.returncode: int | None = None
         self._result: Finish | None = None
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
         self._stderr = StderrKeeper()
@@ -371,11 +365,11 @@ class ContainerCell:
             stream = container.client.api.exec_start(self._exec, stream=True, demux=True)
         except docker.errors.DockerException as error:
             done()
-            raise ContainerError(f"the cell did not start in the container of {container.folder.name}: {_first_line(error)}") from None
+            raise ContainerError(f"the cell did not start in the container of {container.folder.name}: {first_line(error)}") from None
         self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._reader.start()
 
-    def _read(self, stream) -> None:
+    def _read(self, stream: Iterator[tuple[bytes | None, bytes | None]]) -> None:
         first = True
         try:
             for out, err in stream:
@@ -391,12 +385,13 @@ class ContainerCell:
         finally:
             self._blocks.put(None)
 
-    def _state(self) -> dict | None:
+    def _state(self) -> dict[str, Any] | None:
         """The engine's view of the exec; None once the engine no longer knows it (its container is gone)."""
         try:
-            return self.container.client.api.exec_inspect(self._exec)
+            state: dict[str, Any] = self.container.client.api.exec_inspect(self._exec)
         except docker.errors.DockerException:
             return None
+        return state
 
     def _ended(self) -> bool:
         """Whether the program has ended: it has an exit code, or is gone. One that is not running has
@@ -416,7 +411,7 @@ class ContainerCell:
         """The program's stdout in blocks, until it ends (a process it left behind holding the
         output is killed), until a limit is crossed, or until the deadline."""
         exited_at: float | None = None
-        while not self._stopped:
+        while not self.stopped:
             now = time.monotonic()
             if now >= self.deadline:
                 self._expire()
@@ -440,20 +435,11 @@ class ContainerCell:
             self.container.kill_cell()
         return breach
 
-    def expired(self) -> bool:
-        if time.monotonic() >= self.deadline and not self._timed_out:
-            self._expire()
-        return self._timed_out
-
-    def _expire(self) -> None:
-        self._timed_out = True
-        self.container.kill_cell()
-
-    def stop(self) -> None:
-        self._stopped = True
+    def _halt(self) -> None:
         self.container.kill_cell()
 
     def finish(self) -> Finish:
+        """How the program ended, and the container given back idle."""
         if self._result is not None:
             return self._result
         self._reader.join(max(self.deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
@@ -464,14 +450,8 @@ class ContainerCell:
         self.container.kill_cell()
         group = self.container.group
         limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
-        self._result = ended(self.returncode or 0, self._timed_out, self._stopped, self._stderr, limit, usage)
-        if self.returncode is None and not (self._timed_out or self._stopped):
+        self._result = ended(self.returncode or 0, self.timed_out, self.stopped, self._stderr, limit, usage)
+        if self.returncode is None and not (self.timed_out or self.stopped):
             self._result = replace(self._result, failure=NO_EXIT_CODE)
         self._done()
         return self._result
-
-    def __enter__(self) -> ContainerCell:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.finish()

@@ -1,8 +1,8 @@
 """Find the ports: every folder with a ``language.toml`` manifest is one.
 
-A manifest that cannot be read does not stop discovery: the port is kept with its problem,
-so every cell of it reports that problem and the other ports still run. Every key is checked,
-so a misspelt one is a problem too, not a silent default.
+A manifest that cannot be read does not stop discovery: the port is kept with its manifest error,
+so every cell of it reports that error and the other ports still run. Every key is checked,
+so a misspelt one is an error too, not a silent default.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import regex
 
+from harness.errors import ManifestError
 from harness.model import METHODS, PEGS
 from harness.patterns import never_matches
 
@@ -118,7 +119,8 @@ class Port:
     summary: str = ""
     methods: tuple[str, ...] = ()
     programs: dict[str, Program] = field(default_factory=dict)
-    problem: str | None = None
+    manifest_error: str | None = None
+    """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
 
     def program(self, method: str) -> Program:
         """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""
@@ -133,10 +135,6 @@ class Port:
     def query(self) -> Query | None:
         """The port's query, for a port that runs in PostgreSQL."""
         return next((program.query for program in self.programs.values() if program.query), None)
-
-
-class ManifestError(ValueError):
-    """A manifest that says something the harness cannot use."""
 
 
 def find_root(given: Path | None = None) -> Path | None:
@@ -158,10 +156,10 @@ def load_port(manifest: Path) -> Port:
     try:
         return _parse(folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
     except UnicodeDecodeError as error:
-        problem = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
+        why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
     except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
-        problem = str(error)
-    return Port(name=folder.name, folder=folder, problem=f"{manifest}: {problem}")
+        why = str(error)
+    return Port(name=folder.name, folder=folder, manifest_error=f"{manifest}: {why}")
 
 
 def _parse(folder: Path, data: dict) -> Port:

@@ -11,10 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from harness.discover import Port, Requirement
-
-
-class DoctorError(Exception):
-    """The missing tools cannot be installed from here; the message says why."""
+from harness.errors import DoctorError
 
 
 @dataclass(frozen=True)

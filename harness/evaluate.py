@@ -13,70 +13,69 @@ import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable, Iterator
 
-from harness.build import BuildFailed
 from harness.compare import Divergence, StreamDigest
-from harness.containers import ContainerError
 from harness.discover import Port, Program
+from harness.errors import CellError, OutOfTime, Unavailable, Unreadable, Violation
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.isolation import Isolation
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Problem, Reason, Runner, Shard, Violation
-from harness.normalise import OutOfTime, OutputStream, Unreadable, reader, text
-from harness.postgres import Database, Unavailable
-from harness.run import Interrupted, PortProcess
+from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
+from harness.normalise import OutputStream, reader, text
+from harness.postgres import Database
+from harness.run import PortProcess
+from harness.runner import Runner
+from harness.settings import CellKey, Settings
 from harness.verify import Board
 
-DEFAULT_TIMEOUT = 120.0
-BUILD_TIMEOUT = 300.0
-"""A compiler's time is not the port's: a build gets at least this long, whatever the cell's --timeout."""
 INTERRUPT_CHECK_SECONDS = 0.2
+DEFAULTS = Settings()
+
+LineSink = Callable[[str], None]
+"""Sees each line a port prints, as text."""
+MoveSink = Callable[[Move], None]
+"""Sees each move once it is verified on the board."""
 
 
 def evaluate(
     port: Port,
     method: str,
     n: int,
-    timeout: float = DEFAULT_TIMEOUT,
-    strict: bool = False,
+    settings: Settings = DEFAULTS,
     database: Database | None = None,
-    on_line: Callable[[str], None] | None = None,
-    on_move: Callable[[Move], None] | None = None,
     isolation: Isolation | None = None,
+    on_line: LineSink | None = None,
+    on_move: MoveSink | None = None,
 ) -> Cell:
-    """Run one (port, method, n) cell; ``on_line`` sees each raw line, ``on_move`` each verified move.
-    A missing interpreter skips the cell, or with ``strict`` makes it an error. A port that runs in
-    PostgreSQL runs in ``database``; a program, as ``isolation`` says (a plain subprocess, with the
-    default limits, if it says nothing)."""
+    """Run one (port, method, n) cell under ``settings`` (its timeout and strictness); ``on_line``
+    sees each raw line, ``on_move`` each verified move. A missing interpreter skips the cell, or
+    with ``strict`` makes it an error. A port that runs in PostgreSQL runs in ``database``; a
+    program, as ``isolation`` says (a plain subprocess, with the default limits, if it says nothing)."""
     cell = Cell(port.name, method, n)
     started = time.perf_counter()
-    _play(cell, port, timeout, strict, database, on_line, on_move, isolation or Isolation())
+    _play(cell, port, settings, database, isolation or Isolation(), on_line, on_move)
     cell.seconds = time.perf_counter() - started
     return cell
 
 
 def _play(
-    cell: Cell, port: Port, timeout: float, strict: bool, database: Database | None, on_line, on_move, isolation: Isolation
+    cell: Cell, port: Port, settings: Settings, database: Database | None, isolation: Isolation,
+    on_line: LineSink | None, on_move: MoveSink | None,
 ) -> None:
-    refusal = _refusal(port, cell.method, cell.n, strict, isolation)
+    refusal = _refusal(port, cell.method, cell.n, settings.strict, isolation)
     if refusal:
         cell.outcome, cell.reason, cell.detail = refusal
         return
-    program = port.program(cell.method)
     try:
-        process = start(port, program, cell.method, cell.n, timeout, database, isolation)
-    except (BuildFailed, Unavailable, Interrupted, ContainerError) as error:
-        cell.outcome, cell.detail = Outcome.ERROR, str(error)
-        cell.reason = {BuildFailed: Reason.BUILD, Unavailable: Reason.DATABASE, ContainerError: Reason.START}.get(type(error), Reason.NOT_RUN)
+        process = start(port, cell.method, cell.n, settings, database, isolation)
+    except CellError as error:
+        cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
         return
-    except OSError as error:
-        cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.START, f"could not start the port's program: {error}"
-        return
-    reading = _Reading(cell, program, on_line, on_move, process.deadline)
+    reading = _Reading(cell, port.program(cell.method), on_line, on_move, process.deadline)
     with process:
         reading.read(process.output(), process.expired)
         if not reading.read_all:
             process.stop()
         finish = process.finish()
-    reading.judge(finish, timeout)
+    reading.judge(finish, settings.timeout)
 
 
 def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Cell:
@@ -89,28 +88,22 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Ce
     return cell
 
 
-def start(
-    port: Port, program: Program, method: str, n: int, timeout: float, database: Database | None, isolation: Isolation
-) -> Runner:
-    """The port running: a program as the isolation says (built first if it must be), a query in PostgreSQL."""
+def start(port: Port, method: str, n: int, settings: Settings, database: Database | None, isolation: Isolation) -> Runner:
+    """The cell's port running: a program as the isolation says (built first if it must be), a query
+    in PostgreSQL; :class:`~harness.errors.CellError` if it cannot be started."""
+    program = port.program(method)
     if program.query is None:
-        return isolation.start(port, program, method, n, timeout, max(timeout, BUILD_TIMEOUT))
+        return isolation.start(port, program, method, n, settings)
     if database is None:
         raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
-    return database.open(program.query, method, n, timeout)
-
-
-def too_many_moves(method: str, n: int, max_moves: int | None) -> str | None:
-    """Why a cell is left out when its method needs more moves than ``max_moves``, if it does."""
-    count = METHODS[method].optimal_count(n)
-    return f"{count:,} moves is over --max-moves {max_moves:,}" if max_moves is not None and count > max_moves else None
+    return database.open(program.query, method, n, settings.timeout)
 
 
 def _refusal(port: Port, method: str, n: int, strict: bool, isolation: Isolation) -> tuple[Outcome, Reason, str] | None:
     """Why the cell cannot run at all, if it cannot. In a container, the port's image brings its
     own interpreters, so those missing here do not matter."""
-    if port.problem:
-        return Outcome.ERROR, Reason.MANIFEST, port.problem
+    if port.manifest_error:
+        return Outcome.ERROR, Reason.MANIFEST, port.manifest_error
     if method not in port.methods:
         return Outcome.SKIPPED, Reason.NOT_OFFERED, f"{port.name} does not offer the {method} method"
     if n < port.program(method).min_n:
@@ -131,7 +124,7 @@ class _Reading:
     with them at memory speed; elsewhere each line is read, played on the board, digested and
     walked beside the reference, which explains any difference."""
 
-    def __init__(self, cell: Cell, program: Program, on_line, on_move, deadline: float | None):
+    def __init__(self, cell: Cell, program: Program, on_line: LineSink | None, on_move: MoveSink | None, deadline: float | None) -> None:
         rules = METHODS[cell.method]
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
         self.plan = Plan(rules, cell.n)
@@ -140,14 +133,14 @@ class _Reading:
         self.wording = Wording(self.plan) if one_a_line and not shown else None
         self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
         self.digest, self.divergence = StreamDigest(), Divergence()
-        self.problem: tuple[Outcome, str] | None = None
+        self.finding: tuple[Outcome, str] | None = None
         self.read_all = True
         self._expected: Iterator[Move] = iter(())
         self._expired: Callable[[], bool] = lambda: False
         self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
-        """Read the output to its end, or until a problem is found and the diff around it is complete,
+        """Read the output to its end, or until a fault is found and the diff around it is complete,
         or until the cell's time is up; with ``on_line``, every line the port printed still goes to it,
         past one that stopped the reading too."""
         self.stream = OutputStream(blocks)
@@ -178,23 +171,23 @@ class _Reading:
         move of it not yet seen, or a difference) is split into smaller ones, down to the single
         moves that must be read."""
         plan, split = self.plan, self.plan.rules.split
-        stack: list[Move | Problem] = [(plan.n, 0, plan.rules.target)]
+        stack: list[Piece] = [(plan.n, 0, plan.rules.target)]
         while stack:
             if expired():
                 self.read_all = False
                 return
-            step = stack.pop()
-            fast = self.wording is not None and self.divergence.at is None and self.problem is None
-            if isinstance(step, Move):
-                if not (fast and self._take(step)):
-                    yield step
-            elif step[0] and not (fast and plan.count(step) <= STRETCH_MOVES and self._take(step)):
-                if fast or plan.count(step) > STRETCH_MOVES:
-                    stack.extend(reversed(split(*step)))
+            piece = stack.pop()
+            fast = self.wording is not None and self.divergence.at is None and self.finding is None
+            if isinstance(piece, Move):
+                if not (fast and self._take(piece)):
+                    yield piece
+            elif piece[0] and not (fast and plan.count(piece) <= STRETCH_MOVES and self._take(piece)):
+                if fast or plan.count(piece) > STRETCH_MOVES:
+                    stack.extend(reversed(split(*piece)))
                 else:
-                    yield from plan.moves(step)
+                    yield from plan.moves(piece)
 
-    def _take(self, piece: Move | Problem) -> bool:
+    def _take(self, piece: Piece) -> bool:
         """Take a whole piece at once if the output goes on with exactly the port's bytes for it."""
         assert self.wording is not None
         text = self.wording.text(piece)
@@ -231,18 +224,18 @@ class _Reading:
                 self._stop_reading(error)
                 return False
         move = self._pending.popleft()
-        if self.problem is None:
+        if self.finding is None:
             try:
                 move = self.board.play(move)
             except Violation as error:
-                self.problem = (Outcome.FAIL, f"line {self.stream.lines}: {error}")
+                self.finding = (Outcome.FAIL, f"line {self.stream.lines}: {error}")
             else:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
                 if self.wording and raw is not None and move == expected:
                     self.wording.learn(move, raw)
-        if not self.divergence.feed(move, expected) and self.problem:
+        if not self.divergence.feed(move, expected) and self.finding:
             self.read_all = False
             return False
         return True
@@ -251,7 +244,7 @@ class _Reading:
         """Output that cannot be read on is an error; a drawing no move explains, a fail."""
         outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
         where = "" if str(error).startswith("line ") else f"line {self.stream.lines}: "
-        self.problem = self.problem or (outcome, f"{where}{error}")
+        self.finding = self.finding or (outcome, f"{where}{error}")
         self.read_all = False
 
     def judge(self, finish: Finish, timeout: float) -> None:
@@ -264,13 +257,13 @@ class _Reading:
         elif finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
             cell.reason = Reason.TIMEOUT
-        elif self.problem and self.problem[0] is Outcome.ERROR:
-            (cell.outcome, cell.detail), cell.reason = self.problem, Reason.UNREADABLE
+        elif self.finding and self.finding[0] is Outcome.ERROR:
+            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.UNREADABLE
         elif finish.failure and not finish.stopped:
             cell.outcome, cell.reason = Outcome.ERROR, Reason.CRASH
             cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
-        elif self.problem:
-            (cell.outcome, cell.detail), cell.reason = self.problem, Reason.VIOLATION
+        elif self.finding:
+            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.VIOLATION
         else:
             try:
                 self.reader.finish()
@@ -293,45 +286,34 @@ class _Reading:
 
 def evaluate_all(
     ports: Iterable[Port],
-    methods: Iterable[str],
-    ns: Iterable[int],
-    jobs: int,
-    timeout: float = DEFAULT_TIMEOUT,
-    strict: bool = False,
+    settings: Settings,
     database: Database | None = None,
-    on_done: Callable[[Cell], None] | None = None,
-    max_moves: int | None = None,
-    shard: Shard | None = None,
-    fail_fast: bool = False,
     isolation: Isolation | None = None,
+    on_done: Callable[[Cell], None] | None = None,
 ) -> list[Cell]:
-    """Every (port, method, n) cell, or those of one ``shard``, ``jobs`` at a time, returned in a
-    stable order. A cell with more moves than ``max_moves`` is skipped, saying so; with ``fail_fast``,
-    once a cell fails or errors the cells not yet started are skipped."""
-    ports, methods = list(ports), list(methods)
-    plan = [
-        (port, method, n) for n in ns for port in ports for method in methods
-        if shard is None or shard.holds(port.name, method, n)
-    ]
+    """Every cell of the settings' plan, ``settings.jobs`` at a time, returned in the plan's order.
+    A cell with more moves than ``settings.max_moves`` is skipped, saying so; with
+    ``settings.fail_fast``, once a cell fails or errors the cells not yet started are skipped."""
+    by_name = {port.name: port for port in ports}
     failed = threading.Event()
 
-    def one(task: tuple[Port, str, int]) -> Cell:
-        port, method, n = task
-        too_many = too_many_moves(method, n, max_moves)
+    def one(key: CellKey) -> Cell:
+        name, method, n = key
+        too_many = settings.too_many_moves(method, n)
         if too_many:
-            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
+            cell = Cell(name, method, n, Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
         elif failed.is_set():
-            cell = Cell(port.name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
+            cell = Cell(name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
         else:
-            cell = evaluate(port, method, n, timeout=timeout, strict=strict, database=database, isolation=isolation)
-        if fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
+            cell = evaluate(by_name[name], method, n, settings, database, isolation)
+        if settings.fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
             failed.set()
         if on_done:
             on_done(cell)
         return cell
 
-    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-    futures = [pool.submit(one, task) for task in plan]
+    pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
+    futures = [pool.submit(one, key) for key in settings.plan()]
     try:
         # Wait in short steps: Ctrl-C may be delivered to a worker thread, and the main thread
         # only notices it when it wakes.

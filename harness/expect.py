@@ -1,6 +1,6 @@
 """The reference sequence, laid out for fast comparison: the optimal moves unfold as a few top-level
-single moves between stretches small enough to hold (a stretch is a smaller problem, ``(discs, src,
-dst)``), and every stretch of the same problem is the same moves. Each stretch is unfolded once, kept
+single moves between stretches small enough to hold (a stretch is a transfer, ``(discs, src,
+dst)``), and every stretch of the same transfer is the same moves. Each stretch is unfolded once, kept
 as its moves and its canonical text, and, once a port's way of writing each of its moves has been
 seen, as the very bytes that port must print. Equality with those bytes proves the moves optimal, and
 so legal; only where the bytes differ does the board need to replay them, to explain.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 
-from harness.model import Move, Problem, Rules
+from harness.model import Move, Piece, Rules, Transfer
 
 STRETCH_MOVES = 4096
 """The most moves a stretch holds: large enough that comparing one costs little Python, small enough
@@ -26,34 +26,34 @@ class Plan:
         self.rules = rules
         self.n = n
 
-    def count(self, problem: Problem) -> int:
-        """How many moves solve ``problem``."""
-        return _count(self.rules, problem)
+    def count(self, transfer: Transfer) -> int:
+        """How many moves solve ``transfer``."""
+        return _count(self.rules, transfer)
 
-    def moves(self, piece: Move | Problem) -> tuple[Move, ...]:
+    def moves(self, piece: Piece) -> tuple[Move, ...]:
         """A piece's moves."""
         return (piece,) if isinstance(piece, Move) else _moves(self.rules, piece)
 
-    def canonical(self, piece: Move | Problem) -> bytes:
+    def canonical(self, piece: Piece) -> bytes:
         """A piece's moves as canonical lines, ``DISK SRC DST``, for the digest."""
         return f"{piece.canonical()}\n".encode() if isinstance(piece, Move) else _canonical(self.rules, piece)
 
 
 @functools.lru_cache(maxsize=None)
-def _count(rules: Rules, problem: Problem) -> int:
-    if problem[0] == 0:
+def _count(rules: Rules, transfer: Transfer) -> int:
+    if transfer[0] == 0:
         return 0
-    return sum(1 if isinstance(step, Move) else _count(rules, step) for step in rules.split(*problem))
+    return sum(1 if isinstance(piece, Move) else _count(rules, piece) for piece in rules.split(*transfer))
 
 
 @functools.lru_cache(maxsize=64)
-def _moves(rules: Rules, problem: Problem) -> tuple[Move, ...]:
-    return tuple(rules.unfold(problem))
+def _moves(rules: Rules, transfer: Transfer) -> tuple[Move, ...]:
+    return tuple(rules.unfold(transfer))
 
 
 @functools.lru_cache(maxsize=64)
-def _canonical(rules: Rules, problem: Problem) -> bytes:
-    return "".join(f"{move.canonical()}\n" for move in _moves(rules, problem)).encode()
+def _canonical(rules: Rules, transfer: Transfer) -> bytes:
+    return "".join(f"{move.canonical()}\n" for move in _moves(rules, transfer)).encode()
 
 
 @functools.lru_cache(maxsize=32)
@@ -61,13 +61,13 @@ def reference_digest(rules: Rules, n: int) -> str:
     """sha256 of the reference's canonical lines, worked out once per run for every cell that
     printed exactly the reference: the same digest reading its moves one by one would give."""
     plan, digest = Plan(rules, n), hashlib.sha256()
-    stack: list[Move | Problem] = [(n, 0, rules.target)]
+    stack: list[Piece] = [(n, 0, rules.target)]
     while stack:
-        step = stack.pop()
-        if isinstance(step, Move) or plan.count(step) <= STRETCH_MOVES:
-            digest.update(plan.canonical(step))
+        piece = stack.pop()
+        if isinstance(piece, Move) or plan.count(piece) <= STRETCH_MOVES:
+            digest.update(plan.canonical(piece))
         else:
-            stack.extend(reversed(rules.split(*step)))
+            stack.extend(reversed(rules.split(*piece)))
     return digest.hexdigest()
 
 
@@ -78,13 +78,13 @@ class Wording:
     def __init__(self, plan: Plan):
         self._plan = plan
         self._lines: dict[Move, bytes] = {}
-        self._texts: dict[Problem, bytes] = {}
+        self._texts: dict[Transfer, bytes] = {}
 
     def learn(self, move: Move, line: bytes) -> None:
         """``line`` (without its line ending) was read as ``move``; the first way seen is kept."""
         self._lines.setdefault(move, line)
 
-    def text(self, piece: Move | Problem) -> bytes | None:
+    def text(self, piece: Piece) -> bytes | None:
         """The bytes the port prints for ``piece``, or None while some move of it has not been seen."""
         if isinstance(piece, Move):
             line = self._lines.get(piece)

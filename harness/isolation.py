@@ -1,6 +1,6 @@
 """Where a cell's program runs, and what holds it there: as a plain subprocess, in a bubblewrap
 sandbox, or in its port's container. Every mode keeps the same limits (memory, processes, the
-deadline: limits.py), and every mode's running cell is a :class:`~harness.model.Runner`.
+deadline: limits.py), and every mode's running cell is a :class:`~harness.runner.Runner`.
 
 - ``subprocess``: the program as the user who runs the harness; only the limits hold it.
 - ``sandbox``: bubblewrap, with no network, the whole file system read-only, the port's folder
@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.build import build
-from harness.containers import ContainerCell, ContainerError, PortContainers
+from harness.containers import ContainerCell, PortContainers
 from harness.discover import Port, Program, Requirement
+from harness.errors import ContainerError, StartFailed
 from harness.limits import Limits
-from harness.model import Runner
 from harness.run import PortProcess, version
+from harness.runner import Runner
+from harness.settings import Settings
 
 MODES = ("subprocess", "sandbox", "container")
 BWRAP = "bwrap"
@@ -47,24 +49,33 @@ class Isolation:
             return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
         return None
 
-    def start(self, port: Port, program: Program, method: str, n: int, timeout: float, build_timeout: float) -> Runner:
-        """The cell's program running (built first, if it must be)."""
+    def start(self, port: Port, program: Program, method: str, n: int, settings: Settings) -> Runner:
+        """The cell's program running (built first, if it must be); a
+        :class:`~harness.errors.CellError` if it cannot be started."""
+        try:
+            return self._start(port, program, method, n, settings)
+        except OSError as error:  # a cache folder that cannot be written, a port folder that is gone
+            raise StartFailed(f"could not start the port's program: {error}") from None
+
+    def _start(self, port: Port, program: Program, method: str, n: int, settings: Settings) -> Runner:
         if self.mode == "container":
             containers = self.containers
             assert containers is not None
             container = containers.take(port)
             try:
-                binary = container.build(program, method, n, build_timeout)
+                binary = container.build(program, method, n, settings.build_timeout)
             except BaseException:
                 containers.give_back(container)
                 raise
             argv = program.argv(method, n, binary)
-            return ContainerCell(container, argv, timeout, done=lambda: containers.give_back(container), stdin=program.stdin(method, n))
-        binary = build(port, program, method, n, build_timeout)
+            return ContainerCell(
+                container, argv, settings.timeout, done=lambda: containers.give_back(container), stdin=program.stdin(method, n)
+            )
+        binary = build(port, program, method, n, settings.build_timeout)
         argv = program.argv(method, n, binary)
         if self.mode == "sandbox":
             argv = sandboxed(argv, port.folder, binary)
-        return PortProcess(argv, port.folder, timeout, program.stdin(method, n), limits=self.limits)
+        return PortProcess(argv, port.folder, settings.timeout, program.stdin(method, n), limits=self.limits)
 
     def version(self, port: Port, requirement: Requirement) -> tuple[str | None, str]:
         """What the requirement's version command says where the port runs, here or in its image, and

@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple, Protocol
+from typing import Callable, Iterator, NamedTuple
 
 PEGS = 3
 QUOTE_CHARS = 120
@@ -34,46 +34,44 @@ class Move(NamedTuple):
         return f"{'?' if self.disk is None else self.disk} {self.src} {self.dst}"
 
 
-Problem = tuple[int, int, int]
-"""Move this many discs, the smallest ones, from one peg to another: (discs, src, dst)."""
-Step = Problem | Move
-"""One step of a solution: a smaller problem, or a single move."""
+Transfer = tuple[int, int, int]
+"""Move this many discs, the smallest ones, from one peg to another: (discs, src, dst); a
+sub-puzzle of the whole, which is (n, 0, the target)."""
+Piece = Transfer | Move
+"""A piece of a solution: a transfer still to unfold, or a single move."""
 
 
 @dataclass(frozen=True)
 class Rules:
     """What a method must achieve: where the discs end, which way a disc may go, in how many moves,
-    and the one sequence that does it, given as the recursion's single step (``split``) so that the
+    and the one sequence that does it, given as the recursion's one level (``split``) so that the
     whole sequence and any stretch of it can be unfolded. A new kind of puzzle is one more of these."""
 
     name: str
     target: int
     optimal_count: Callable[[int], int]
-    split: Callable[[int, int, int], list[Step]]
+    split: Callable[[int, int, int], list[Piece]]
     count_formula: str
-    step: int | None = None
-    """Every move goes from peg p to peg (p + step) mod 3; None lets a disc go to either other peg."""
+    direction: int | None = None
+    """Every move goes from peg p to peg (p + direction) mod 3; None lets a disc go to either other peg."""
 
     def reference(self, n: int) -> Iterator[Move]:
         """The optimal sequence for n discs from peg 0 to the target."""
         return self.unfold((n, 0, self.target))
 
-    def unfold(self, problem: Problem) -> Iterator[Move]:
-        """The moves that solve ``problem``, in order, with a stack rather than recursion."""
-        stack: list[Step] = [problem]
+    def unfold(self, transfer: Transfer) -> Iterator[Move]:
+        """The moves that solve ``transfer``, in order, with a stack rather than recursion."""
+        stack: list[Piece] = [transfer]
         while stack:
-            step = stack.pop()
-            if isinstance(step, Move):
-                yield step
-            elif step[0]:
-                stack.extend(reversed(self.split(*step)))
+            piece = stack.pop()
+            if isinstance(piece, Move):
+                yield piece
+            elif piece[0]:
+                stack.extend(reversed(self.split(*piece)))
 
 
-class Violation(ValueError):
-    """A move, a drawing or the end of a run that breaks the rules; the message names where and which rule."""
 
-
-def _classic_split(discs: int, src: int, dst: int) -> list[Step]:
+def _classic_split(discs: int, src: int, dst: int) -> list[Piece]:
     """The n − 1 smaller discs to the spare peg, the largest to the target, the n − 1 onto it."""
     spare = PEGS - src - dst
     return [(discs - 1, src, spare), Move(discs, src, dst), (discs - 1, spare, dst)]
@@ -88,7 +86,7 @@ CLASSIC = Rules(
 )
 
 
-def _cyclic_split(discs: int, src: int, dst: int) -> list[Step]:
+def _cyclic_split(discs: int, src: int, dst: int) -> list[Piece]:
     """The cyclic Tower of Hanoi article's recursion, each move one peg on (0 → 1 → 2 → 0).
 
     To the next peg: n − 1 discs two pegs on, the largest one peg on, the n − 1 two pegs on again.
@@ -117,7 +115,7 @@ CYCLIC = Rules(
     optimal_count=_cyclic_count,
     split=_cyclic_split,
     count_formula="((1 + √3)^(n+1) − (1 − √3)^(n+1)) / (2√3) − 1",
-    step=1,
+    direction=1,
 )
 
 METHODS: dict[str, Rules] = {
@@ -149,33 +147,6 @@ class Finish:
     evidence: str
     limit: str | None = None
     usage: Usage = Usage()
-
-
-class Runner(Protocol):
-    """A cell's program running, whatever runs it: a subprocess, a sandbox, a container, a query in
-    PostgreSQL. Starting one is making it; then iterate :meth:`output` (stdout in blocks), and
-    :meth:`finish` for how it ended. A context manager, so nothing of it outlives the cell."""
-
-    @property
-    def deadline(self) -> float:
-        """When the cell's time is up, on :func:`time.monotonic`'s clock."""
-        ...
-
-    def output(self) -> Iterator[bytes]: ...
-
-    def expired(self) -> bool:
-        """Whether the deadline has passed; if it has, the program is stopped as timed out."""
-        ...
-
-    def stop(self) -> None:
-        """End it early: the caller has read all it needs, or the run is closing."""
-        ...
-
-    def finish(self) -> Finish: ...
-
-    def __enter__(self) -> Runner: ...
-
-    def __exit__(self, *exc_info: object) -> None: ...
 
 
 class Outcome(str, enum.Enum):

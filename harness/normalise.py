@@ -14,7 +14,8 @@ import time
 from typing import Iterator
 
 from harness.discover import Output
-from harness.model import PEGS, Move, Violation, shorten
+from harness.errors import OutOfTime, Unreadable, Violation
+from harness.model import PEGS, Move, shorten
 
 MAX_LINE_BYTES = 8192
 """Longer than any move or drawing row a port prints: a longer line is an error, not a flood."""
@@ -28,18 +29,9 @@ Towers = list[tuple[int, ...]]
 """The discs on pegs 0, 1 and 2, each tower from its top disc down."""
 
 
-class Unreadable(ValueError):
-    """Output that is not in the port's dialect: a line no pattern reads, a peg the port does not
-    have, a malformed drawing, a line with no end."""
-
-
 def text(line: bytes) -> str:
     """A line of output as text: UTF-8, a stray carriage return dropped, undecodable bytes shown as such."""
     return line.decode("utf-8", "replace").rstrip("\r")
-
-
-class OutOfTime(Exception):
-    """The cell's time ran out while a line was being read: a timeout, not a fault of the line."""
 
 
 class OutputStream:

@@ -27,10 +27,12 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from harness.containers import ContainerError, container_labels, engine, port_image
+from harness.containers import container_labels, engine, port_image
 from harness.discover import Query
+from harness.errors import ContainerError, Unavailable, first_line
 from harness.model import Finish, Usage
 from harness.run import HARNESS, alive
+from harness.runner import Runner
 
 BACKENDS = ("embedded", "server", "docker")
 COPY_BLOCK_BYTES = 1 << 16
@@ -40,14 +42,6 @@ APPLICATION_NAME = "hanoi-harness"
 SERVER_FOLDER_PREFIX = "hanoi-postgres-"
 OWNER_FILE = "owner"
 
-
-class Unavailable(Exception):
-    """PostgreSQL, or a port's schema in it, cannot be had; the message says why in one line."""
-
-
-def _first_line(error: BaseException) -> str:
-    """An error's message in one line: its first line that says something, else the error's type."""
-    return next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
 
 
 def psql_executable() -> str:
@@ -65,7 +59,7 @@ def check_dsn(dsn: str) -> None:
     try:
         conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as error:
-        reason = _first_line(error).replace(dsn, hide_password(dsn))
+        reason = first_line(error).replace(dsn, hide_password(dsn))
         raise ValueError(f"not a PostgreSQL connection string: {hide_password(reason)}") from None
 
 
@@ -82,7 +76,7 @@ def cannot_connect(dsn: str, error: Exception) -> str:
     port = params.get("port") or os.environ.get("PGPORT") or "5432"
     user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
     database = params.get("dbname") or os.environ.get("PGDATABASE") or user
-    reason = _first_line(error)
+    reason = first_line(error)
     password = params.get("password") or os.environ.get("PGPASSWORD")
     if password:
         reason = reason.replace(str(password), "***")
@@ -206,7 +200,7 @@ class _Container:
             self._container.start()
         except Exception as error:  # the Docker SDK's errors share no base class worth naming
             self.stop()
-            raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({_first_line(error)})") from None
+            raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({first_line(error)})") from None
         return self._container.get_connection_url()
 
     def stop(self) -> None:
@@ -238,7 +232,7 @@ class Database:
             raise ValueError(f"unknown backend {backend!r}, or the server backend without a DSN")
         self._lock = threading.Lock()
         self._dsn: str | None = None
-        self._problem: str | None = None
+        self._unavailable: str | None = None
         self._version: str | None = None
         self._loaded: dict[tuple[Path, ...], str | None] = {}
         self._streams: weakref.WeakSet[QueryStream] = weakref.WeakSet()
@@ -250,10 +244,10 @@ class Database:
         with self._lock:
             if self._closing:
                 raise Unavailable("the run is closing: no server starts now")
-            if self._dsn is None and self._problem is None:
+            if self._dsn is None and self._unavailable is None:
                 self._start()
-            if self._problem:
-                raise Unavailable(self._problem)
+            if self._unavailable:
+                raise Unavailable(self._unavailable)
             assert self._dsn is not None
             return self._dsn
 
@@ -265,9 +259,9 @@ class Database:
                 row = connection.execute("SHOW server_version").fetchone()
             number = row[0] if row else "unknown"
         except Unavailable as error:
-            self._problem = str(error)
+            self._unavailable = str(error)
         except psycopg.Error as error:
-            self._problem = cannot_connect(dsn, error)
+            self._unavailable = cannot_connect(dsn, error)
         else:
             self._dsn, self._version = dsn, f"PostgreSQL {number.split()[0]} ({self.backend.name})"
 
@@ -283,9 +277,9 @@ class Database:
         with self._lock:
             if query.load not in self._loaded:
                 self._loaded[query.load] = self._load(dsn, query.load)
-            problem = self._loaded[query.load]
-        if problem:
-            raise Unavailable(problem)
+            failure = self._loaded[query.load]
+        if failure:
+            raise Unavailable(failure)
 
     @staticmethod
     def _load(dsn: str, files: tuple[Path, ...]) -> str | None:
@@ -295,7 +289,7 @@ class Database:
                 with psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as connection:
                     connection.execute(path.read_text(encoding="utf-8"))
             except (OSError, psycopg.Error) as error:
-                return f"loading {path.name} into PostgreSQL failed: {_first_line(error)}"
+                return f"loading {path.name} into PostgreSQL failed: {first_line(error)}"
         return None
 
     def open(self, query: Query, method: str, n: int, timeout: float) -> QueryStream:
@@ -385,13 +379,12 @@ class _ServerProcess:
         return Usage(cpu - self._cpu_before, peak_kb * 1024 if peak_kb else None)
 
 
-class QueryStream:
+class QueryStream(Runner):
     """One cell's query, its rows streamed as they are made so memory stays flat; each row is one
-    line, its columns joined by spaces. Same use as a PortProcess: iterate :meth:`output`, then
-    :meth:`finish`; a context manager."""
+    line, its columns joined by spaces."""
 
-    def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float):
-        self.deadline = time.monotonic() + timeout
+    def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float) -> None:
+        super().__init__(timeout)
         try:
             self._connection = psycopg.connect(
                 dsn, connect_timeout=CONNECT_TIMEOUT, application_name=APPLICATION_NAME, autocommit=True
@@ -404,30 +397,22 @@ class QueryStream:
         self._server = _ServerProcess(self._connection.info.backend_pid)
         self._failure: str | None = None
         self._evidence = ""
-        self._stopped = False
-        self._timed_out = threading.Event()
-        self._deadline = threading.Timer(timeout, self._expire)
-        self._deadline.daemon = True
-        self._deadline.start()
+        self._alarm = threading.Timer(timeout, self._expire)
+        self._alarm.daemon = True
+        self._alarm.start()
 
     def output(self) -> Iterator[bytes]:
         """The rows as lines of text, in blocks as they arrive."""
         try:
             for block in rows_as_lines(self._connection, self._statement):
                 yield block
-                if self._stopped:
+                if self.stopped:
                     return
         except psycopg.Error as error:
             self._record(error)
 
-    def expired(self) -> bool:
-        """Whether the deadline has passed; if it has, the query is cancelled as timed out."""
-        if time.monotonic() >= self.deadline and not self._timed_out.is_set():
-            self._expire()
-        return self._timed_out.is_set()
-
     def _record(self, error: psycopg.Error) -> None:
-        if self._stopped or self._timed_out.is_set():
+        if self.stopped or self.timed_out:
             return  # the cancel we asked for
         if error.sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
             self._timed_out.set()
@@ -436,34 +421,21 @@ class QueryStream:
             self._failure = "the connection to PostgreSQL was lost"
         else:
             self._failure = f"the query failed with SQLSTATE {error.sqlstate}"
-        self._evidence = error.diag.message_primary or _first_line(error)
+        self._evidence = error.diag.message_primary or first_line(error)
 
-    def stop(self) -> None:
-        """End the query early: the caller has read all it needs, or the run is interrupted."""
-        self._stopped = True
-        self._cancel()
-
-    def _expire(self) -> None:
-        self._timed_out.set()
-        self._cancel()
-
-    def _cancel(self) -> None:
+    def _halt(self) -> None:
         try:
             self._connection.cancel_safe(timeout=CANCEL_TIMEOUT)
         except psycopg.Error:
             pass  # already closed, or the server is gone: nothing left to cancel
 
     def finish(self) -> Finish:
+        """How the query ended, and what its server process used for it."""
         usage = self._server.usage()  # while the connection, and so its server process, still lives
-        self._close()
-        return Finish(self._failure, self._timed_out.is_set(), self._stopped, self._evidence, usage=usage)
+        self.close()
+        return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=usage)
 
-    def _close(self) -> None:
-        self._deadline.cancel()
+    def close(self) -> None:
+        """Stop the deadline's timer and close the connection (the server ends a query it was running)."""
+        self._alarm.cancel()
         self._connection.close()
-
-    def __enter__(self) -> QueryStream:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._close()

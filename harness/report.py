@@ -17,7 +17,7 @@ from rich.table import Table
 
 from harness.discover import Port
 from harness.model import Cell, Outcome, Reason
-from harness.serialize import PortInfo, Report, to_json
+from harness.serialize import PortInfo, Report
 
 FORMATS = ("pretty", "plain", "markdown", "json")
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
@@ -42,7 +42,7 @@ def one_line(text: str) -> str:
 
 @dataclass(frozen=True)
 class Fault:
-    """One problem as it happened to one port, for one reason and detail, over some methods and n."""
+    """One fault, as it happened to one port, for one reason and detail, over some methods and n."""
 
     port: str
     outcome: Outcome
@@ -73,7 +73,7 @@ def offered(cell: Cell) -> bool:
 
 
 def faults(cells: Iterable[Cell]) -> list[Fault]:
-    """Each distinct problem once, grouped by port and reason; a method a port does not offer is no problem."""
+    """Each distinct fault once, grouped by port and reason; a method a port does not offer is no fault."""
     grouped: dict[tuple[str, Outcome, Reason | None, str], list[Cell]] = collections.defaultdict(list)
     for cell in cells:
         if cell.outcome is not Outcome.PASS and offered(cell):
@@ -125,7 +125,7 @@ class _View:
     title: str
     methods: list[str]
     rows: list[tuple[str, str, list[list[tuple[Outcome | None, str]]]]]  # port, versions, a column per method
-    problems: list[Fault]
+    faults: list[Fault]
     differences: list[Difference]
     disagreements: list[tuple[str, list[tuple[str, list[str]]]]]
     verdict: str
@@ -165,10 +165,8 @@ def _view(report: Report) -> _View:
 
 
 def render(report: Report, form: str, console: Console) -> None:
-    """The report on ``console`` in one of FORMATS."""
-    if form == "json":
-        console.out(json.dumps(to_json(report), indent=2), highlight=False)
-    elif form == "markdown":
+    """The report on ``console`` as a table: pretty, plain or markdown (JSON is written, not rendered)."""
+    if form == "markdown":
         console.out(markdown(report), highlight=False)
     elif form == "plain":
         console.out(plain(report), highlight=False)
@@ -194,13 +192,13 @@ def _pretty(view: _View, console: Console) -> None:
             for column in columns
         ))
     console.print(table)
-    if view.problems:
+    if view.faults:
         console.print("\n[bold]Problems[/]")
-        for port, group in _by_port(view.problems):
+        for port, group in _by_port(view.faults):
             console.print(f"  [bold]{escape(port)}[/]")
-            for problem in group:
+            for fault in group:
                 console.print(
-                    f"    [{STYLE[problem.outcome]}]{escape(problem.kind)}[/] {escape(problem.where)}: {escape(problem.detail)}",
+                    f"    [{STYLE[fault.outcome]}]{escape(fault.kind)}[/] {escape(fault.where)}: {escape(fault.detail)}",
                     highlight=False,
                 )
     if view.differences:
@@ -221,8 +219,8 @@ def _pretty(view: _View, console: Console) -> None:
 
 def _by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
     grouped: dict[str, list[Fault]] = {}
-    for problem in found:
-        grouped.setdefault(problem.port, []).append(problem)
+    for fault in found:
+        grouped.setdefault(fault.port, []).append(fault)
     return list(grouped.items())
 
 
@@ -237,9 +235,9 @@ def plain(report: Report) -> str:
     versions = [(port, found) for port, found, _ in view.rows if found]
     if versions:
         lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
-    if view.problems:
+    if view.faults:
         lines += ["", "Problems"]
-        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.problems]
+        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.faults]
     if view.differences:
         lines += ["", "Where the moves part from the reference (canonical moves: DISK SRC DST)"]
         for difference in view.differences[:SHOWN_DIFFS]:
@@ -269,9 +267,9 @@ def markdown(report: Report) -> str:
     for port, versions, columns in view.rows:
         texts = ["<br>".join(f"{mark[outcome]} {text}" if outcome else text for outcome, text in column) for column in columns]
         lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(_md(text) for text in texts) + " |")
-    if view.problems:
+    if view.faults:
         lines += ["", "#### Problems", ""]
-        for port, group in _by_port(view.problems):
+        for port, group in _by_port(view.faults):
             lines.append(f"- **{_md(port)}**")
             lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
     if view.differences:
@@ -337,7 +335,7 @@ def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, s
                 ],
                 "debian": [package for req in port.requires for package in req.debian.split()],
                 "missing": missing.get(port.name),
-                "problem": port.problem,
+                "problem": port.manifest_error,
             }
             for port in ports
         ]
@@ -350,8 +348,8 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
         return
 
     def found(port: Port) -> str:
-        if port.problem:
-            return f"manifest problem: {port.problem}"
+        if port.manifest_error:
+            return f"manifest problem: {port.manifest_error}"
         if port.name in missing:
             return f"missing: {missing[port.name]}"
         return "found " + ", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items())
@@ -366,7 +364,7 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
         for column in ("port", "methods", "interpreter"):
             table.add_column(column)
         for port in ports:
-            style = "magenta" if port.problem else "yellow" if port.name in missing else "green"
+            style = "magenta" if port.manifest_error else "yellow" if port.name in missing else "green"
             table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{escape(found(port))}[/]")
         console.print(table)
 
@@ -376,10 +374,10 @@ def ports_markdown(ports: Sequence[Port]) -> str:
     lines = ["| port | methods | summary | needs |", "| --- | --- | --- | --- |"]
     for port in ports:
         needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
-        summary = f"manifest problem: {port.problem}" if port.problem else port.summary
+        summary = f"manifest problem: {port.manifest_error}" if port.manifest_error else port.summary
         lines.append(f"| `{port.name}/` | {', '.join(port.methods)} | {_md(summary)} | {_md(', '.join(needs))} |")
     return "\n".join(lines)
 
 
 def port_info(port: Port, versions: Versions) -> PortInfo:
-    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.problem)
+    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.manifest_error)

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.discover import Port, Requirement
+from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
+from harness.runner import Runner
 
 BLOCK_BYTES = 1 << 20
 STDERR_HEAD_LINES = 4
@@ -276,9 +278,8 @@ def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper,
     )
 
 
-class PortProcess:
-    """One running port. Iterate :meth:`output`, then call :meth:`finish`; use it as a context manager
-    so that no process of the port is left behind, whatever happens to the caller."""
+class PortProcess(Runner):
+    """One running port, tracked as its whole process tree."""
 
     _running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
     _closing = threading.Event()
@@ -295,7 +296,7 @@ class PortProcess:
 
     def __init__(
         self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS
-    ):
+    ) -> None:
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         with self._lock:
             if self._closing.is_set():
@@ -311,23 +312,18 @@ class PortProcess:
                     start_new_session=True,
                     env={**os.environ, CELL_MARKER: self._marker},
                 )
-            except BaseException:
+            except BaseException as error:
                 self._fence.close()
+                if isinstance(error, OSError):
+                    raise StartFailed(f"could not start the port's program: {error}") from None
                 raise
             self._running.add(self)
-        self._fence.watch(lambda: marked_processes(self._marker), self._kill)
-        self._deadline = time.monotonic() + timeout
+        self._fence.watch(lambda: marked_processes(self._marker), self._halt)
+        super().__init__(timeout)
         self._stderr = StderrKeeper.reading(self._process.stderr)
         feed(self._process, stdin)
-        self._timed_out = False
-        self._stopped = False
         self._exit_seen: float | None = None
         self._cpu_seconds: float | None = None
-
-    @property
-    def deadline(self) -> float:
-        """When the cell's time is up, on :func:`time.monotonic`'s clock: the reading's limit too."""
-        return self._deadline
 
     def output(self) -> Iterator[bytes]:
         """The port's stdout in blocks as it prints them, until it closes, until the port has exited
@@ -336,9 +332,9 @@ class PortProcess:
         fd = self._process.stdout.fileno()
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP)
-        while not self._stopped:
+        while not self.stopped:
             now = time.monotonic()
-            if now >= self._deadline:
+            if now >= self.deadline:
                 self._expire()
                 return
             if self._exit_seen is None and self._reaped():
@@ -346,25 +342,15 @@ class PortProcess:
                 kill_tree(self._process.pid, self._marker)
             if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
                 return
-            if poller.poll(1000 * min(POLL_SECONDS, self._deadline - now)):
+            if poller.poll(1000 * min(POLL_SECONDS, self.deadline - now)):
                 block = os.read(fd, BLOCK_BYTES)
                 if not block:
                     return
                 yield block
 
-    def expired(self) -> bool:
-        """Whether the deadline has passed; if it has, the port is stopped as timed out."""
-        if time.monotonic() >= self._deadline and not self._timed_out:
-            self._expire()
-        return self._timed_out
-
-    def stop(self) -> None:
-        """End the port early: the caller has read all it needs, or the run is closing."""
-        self._stopped = True
-        self._kill()
-
     def finish(self) -> Finish:
-        waited_until = self._deadline + EXIT_GRACE_SECONDS
+        """How the port ended, once its own process has exited (or has been killed at the deadline)."""
+        waited_until = self.deadline + EXIT_GRACE_SECONDS
         pause = 0.0005
         while not self._reaped():
             if time.monotonic() >= waited_until:
@@ -373,7 +359,7 @@ class PortProcess:
                 break
             time.sleep(pause)
             pause = min(pause * 2, POLL_SECONDS)
-        self._kill()  # whatever the port left running goes with it
+        self._halt()  # whatever the port left running goes with it
         limit = self._fence.breach()
         cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
         usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())
@@ -381,7 +367,7 @@ class PortProcess:
         with self._lock:
             self._running.discard(self)
         assert self._process.returncode is not None
-        return ended(self._process.returncode, self._timed_out, self._stopped, self._stderr, limit, usage)
+        return ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
 
     def _reaped(self, block: bool = False) -> bool:
         """Whether the port's own process has exited. It is reaped here rather than by Popen, with
@@ -399,24 +385,14 @@ class PortProcess:
         self._cpu_seconds = used.ru_utime + used.ru_stime
         return True
 
-    def _expire(self) -> None:
-        self._timed_out = True
-        self._kill()
-
-    def _kill(self) -> None:
+    def _halt(self) -> None:
         kill_tree(self._process.pid, self._marker)
 
-    def __enter__(self) -> PortProcess:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
+    def close(self) -> None:
+        """Kill the port's tree if it still runs, reap it, and close its pipes."""
         if not self._reaped():
-            self._kill()
+            self._halt()
         self.finish()
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
-
-
-class Interrupted(Exception):
-    """The run is closing: nothing new starts."""

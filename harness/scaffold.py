@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 
 from harness.discover import MANIFEST
+from harness.errors import ScaffoldError
 
 NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
@@ -60,10 +61,6 @@ from peg 0 to peg 2 (the first moves for N = 3: 1 0 2, 2 0 1, 1 2 1); for cyclic
 peg 1, every move one peg on (0 to 1, 1 to 2, 2 to 0). A bad METHOD or N: a usage message on
 standard error and exit code 2. See docs/SPEC.md.
 """
-
-
-class ScaffoldError(ValueError):
-    """The port cannot be started as asked; the message says why."""
 
 
 def new_language(

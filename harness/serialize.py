@@ -14,13 +14,10 @@ from typing import Any
 
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
+from harness.errors import MergeError, ReportError
 from harness.model import METHODS, Cell, Outcome, Reason
 
 SCHEMA_VERSION = 1
-
-
-class ReportError(ValueError):
-    """A report that cannot be read, or is of another schema version; the message says which and why."""
 
 
 def now() -> str:
@@ -68,7 +65,7 @@ class PortInfo:
     summary: str
     methods: tuple[str, ...]
     versions: dict[str, str | None]
-    problem: str | None = None
+    manifest_error: str | None = None
 
 
 @dataclass
@@ -111,7 +108,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "methods": list(report.methods),
         "ports": {
             port.name: {
-                "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.problem,
+                "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.manifest_error,
             }
             for port in report.ports
         },
@@ -172,4 +169,37 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=entry["detail"], diff=list(entry["diff"]),
         reason=Reason(entry["reason"]) if entry["reason"] else None,
+    )
+
+
+def merge_reports(reports: list[tuple[str, Report]], mixed: bool) -> Report:
+    """One report of the cells of several runs (each read from the path it is paired with), such as
+    the shards of one run on several machines, merged on this machine. :class:`MergeError` for reports from
+    different commits or harness versions (unless ``mixed``), or that hold one cell twice."""
+    commits = {report.commit for _, report in reports}
+    harnesses = {report.harness for _, report in reports}
+    if not mixed and (len(commits) > 1 or len(harnesses) > 1):
+        which = ", ".join(f"{path}: commit {report.commit}, harness {report.harness}" for path, report in reports)
+        raise MergeError(f"the reports come from different commits or harness versions ({which}); --mixed merges them anyway")
+    seen: dict[str, str] = {}
+    for path, report in reports:
+        for cell in report.cells:
+            if cell.id in seen:
+                raise MergeError(f"the cell {cell.id} is in both {seen[cell.id]} and {path}: merge the reports of separate shards")
+            seen[cell.id] = path
+    ports: dict[str, PortInfo] = {}
+    for _, report in reports:
+        for port in report.ports:
+            ports.setdefault(port.name, port)
+    methods = [method for method in METHODS if any(method in report.methods for _, report in reports)]
+    order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
+    cells = sorted((cell for _, report in reports for cell in report.cells), key=lambda c: (c.n, *order[(c.port, c.method)]))
+    return Report(
+        "merge", min(r.started for _, r in reports), max(r.finished for _, r in reports), commits.pop() if len(commits) == 1 else None,
+        {"reports": [path for path, _ in reports], "mixed": mixed}, machine(), [ports[name] for name in sorted(ports)], methods, cells,
+        sources=[
+            {"path": path, "harness": r.harness, "started": r.started, "finished": r.finished, "commit": r.commit,
+             "options": r.options, "machine": r.machine}
+            for path, r in reports
+        ],
     )

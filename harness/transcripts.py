@@ -27,8 +27,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness.discover import Port
+from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
-from harness.postgres import Database, Unavailable, psql_executable
+from harness.postgres import Database, psql_executable
 from harness.report import STYLE, diff_markup
 
 TRANSCRIPTS = Path("docs") / "transcripts"
@@ -73,10 +74,6 @@ class StepResult:
         return list(difflib.unified_diff(
             self.step.answer.splitlines(), self.got.splitlines(), "recorded", "toplevel", lineterm="", n=2,
         ))
-
-
-class TranscriptError(ValueError):
-    """A transcript file that cannot be used."""
 
 
 def discover(root: Path) -> list[Transcript]:
@@ -200,8 +197,8 @@ def render_transcripts(console: Console, replays: Sequence[tuple[Transcript, lis
             if result.outcome is Outcome.FAIL:
                 for line in diff_markup(result.diff()):
                     console.print(f"      {line}")
-        problems = dict.fromkeys(result.detail for result in results if result.detail)
-        for detail in problems:
+        details = dict.fromkeys(result.detail for result in results if result.detail)
+        for detail in details:
             console.print(f"    {escape(detail)}", style="magenta")
     counts = collections.Counter(result.outcome for _, results in replays for result in results)
     summary = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome])

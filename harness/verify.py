@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from harness.model import PEGS, Move, Problem, Rules, Violation
+from harness.errors import Violation
+from harness.model import PEGS, Move, Rules, Transfer
 
 
 def describe(move: Move) -> str:
@@ -29,9 +30,9 @@ class Board:
             self._break(move, f"more moves than the optimal {self.limit} ({self.rules.count_formula})")
         if move.src == move.dst:
             self._break(move, "source and target are the same peg")
-        step = self.rules.step
-        if step is not None and move.dst != (move.src + step) % PEGS:
-            self._break(move, f"a disc may only go from peg p to peg (p + {step}) mod {PEGS}")
+        direction = self.rules.direction
+        if direction is not None and move.dst != (move.src + direction) % PEGS:
+            self._break(move, f"a disc may only go from peg p to peg (p + {direction}) mod {PEGS}")
         source, target = self.pegs[move.src], self.pegs[move.dst]
         if not source:
             self._break(move, f"peg {move.src} is empty")
@@ -43,10 +44,10 @@ class Board:
         target.append(source.pop())
         return Move(disk, move.src, move.dst)
 
-    def skip(self, problem: Problem, moves: int) -> None:
-        """Take a stretch of moves known to be the optimal ones for ``problem``, at once: its discs,
+    def skip(self, transfer: Transfer, moves: int) -> None:
+        """Take a stretch of moves known to be the optimal ones for ``transfer``, at once: its discs,
         the smallest ones, go from the top of one peg to the top of another, in the same order."""
-        discs, src, dst = problem
+        discs, src, dst = transfer
         moved = self.pegs[src][-discs:]
         del self.pegs[src][-discs:]
         self.pegs[dst].extend(moved)

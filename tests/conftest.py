@@ -39,7 +39,7 @@ jsonschema.Draft202012Validator.check_schema(REPORT_SCHEMA)
 
 @pytest.fixture(scope="session")
 def real_ports() -> dict[str, Port]:
-    problems = {name: port.problem for name, port in PORTS.items() if port.problem}
+    problems = {name: port.manifest_error for name, port in PORTS.items() if port.manifest_error}
     assert not problems, f"the project's manifests must be sound: {problems}"
     return PORTS
 

@@ -15,6 +15,7 @@ from conftest import FAKE_PORTS, harness, reference_digest
 from harness.discover import discover, load_port
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
+from harness.settings import Settings
 
 CONTRIBUTED = Path(__file__).resolve().parent / "contributed"
 PORTS = {port.name: port for port in discover(CONTRIBUTED)}
@@ -24,7 +25,7 @@ SHELLS = ("sh", "bash", "dash", "zsh")
 
 def runnable(port):
     """The port, or a skip that says what to install."""
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     missing = [requirement for requirement in port.requires if not requirement.found]
     if missing:
         pytest.skip("; ".join(f"{req.executable} is not installed ({req.advice})" for req in missing))
@@ -37,7 +38,7 @@ def test_each_program_passes_through_its_manifest_alone(name, method):
     program = port.program(method)
     assert program.command[0] not in SHELLS and "-c" not in program.command, "no wrapper script: the program runs itself"
     for n in NS:
-        cell = evaluate(port, method, n, timeout=60)
+        cell = evaluate(port, method, n, Settings(timeout=60))
         if n < program.min_n:
             assert (cell.outcome, cell.detail) == (Outcome.SKIPPED, f"the program takes n ≥ {program.min_n}")
             continue

@@ -35,7 +35,7 @@ def port_from(tmp_path, text: str):
 
 def test_a_method_table_replaces_only_the_keys_it_gives(tmp_path):
     port = port_from(tmp_path, GOOD)
-    assert port.problem is None
+    assert port.manifest_error is None
     binary, cyclic = port.program("binary"), port.program("cyclic")
     assert (binary.output.format, binary.command) == ("lines", ("{binary}", "{method}", "{n}"))
     assert binary.argv("binary", 4, tmp_path / "built") == [str(tmp_path / "built"), "binary", "4"]
@@ -82,7 +82,7 @@ def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
     old, new = change
     assert old in GOOD
     port = port_from(tmp_path, GOOD.replace(old, new, 1))
-    assert port.problem is not None and problem in port.problem, port.problem
+    assert port.manifest_error is not None and problem in port.manifest_error, port.manifest_error
 
 
 SQL = """\
@@ -102,12 +102,12 @@ pegs = ["0", "1", "2"]
 )
 def test_a_query_with_a_placeholder_the_harness_does_not_fill_is_the_ports_problem(tmp_path, query):
     port = port_from(tmp_path, SQL.replace("SELECT * FROM hanoi.{method}({n})", query))
-    assert port.problem is not None and "'postgresql.query' must be a query that uses {method} and {n}, and no other" in port.problem
+    assert port.manifest_error is not None and "'postgresql.query' must be a query that uses {method} and {n}, and no other" in port.manifest_error
 
 
 def test_a_query_may_write_a_brace_doubled(tmp_path):
     port = port_from(tmp_path, SQL.replace("({n})", "({n}) WHERE '{{' <> ''"))
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
 
 
 def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
@@ -115,13 +115,13 @@ def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
     folder.mkdir()
     (folder / "language.toml").write_bytes(GOOD.replace("[output]", 'summary = "caf\xe9"\n[output]', 1).encode("latin-1"))
     port = load_port(folder / "language.toml")
-    assert port.problem is not None and "language.toml: not UTF-8 text: byte 0xe9 at offset" in port.problem
+    assert port.manifest_error is not None and "language.toml: not UTF-8 text: byte 0xe9 at offset" in port.manifest_error
 
 
 def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):
     text = GOOD + '[[method.cyclic.requires]]\nexecutable = "tcc"\ndebian = "tcc"\n'
     port = port_from(tmp_path, text)
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     assert port.program("binary").requires == ()
     [tcc] = port.program("cyclic").requires
     assert (tcc.executable, tcc.advice) == ("tcc", "Debian: apt-get install tcc")
@@ -143,6 +143,6 @@ def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):
 )
 def test_a_pattern_that_may_match_is_taken_and_reads_its_lines(tmp_path, pattern):
     port = port_from(tmp_path, GOOD.replace("(?P<src>\\d) (?P<dst>\\d)", pattern, 1))
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     [move] = LineReader(port.program("binary").output).read("0 2")
     assert (move.src, move.dst) == (0, 2)

@@ -32,7 +32,7 @@ def port(tmp_path: Path, pattern: str):
     folder.mkdir(exist_ok=True)
     (folder / "language.toml").write_text(MANIFEST.replace("{pattern}", pattern))
     loaded = load_port(folder / "language.toml")
-    assert loaded.problem is None, loaded.problem
+    assert loaded.manifest_error is None, loaded.manifest_error
     return loaded
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from conftest import ROOT, left_behind, run_folder, suite
 from harness.discover import load_port
-from harness.normalise import LineReader, OutOfTime, Unreadable
+from harness.errors import OutOfTime, Unreadable
+from harness.normalise import LineReader
 
 HOSTILE = (
     "endless-line", "long-line", "stderr-flood", "setsid-holder", "background-holder",

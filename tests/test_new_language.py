@@ -72,7 +72,7 @@ def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
     done = harness("--root", str(root), "new-language", "c", "--interpreter", "cc", "--program", "hanoi.c", "--comment", "//", "--build")
     assert done.returncode == 0, done.stderr
     port = load_port(root / "c" / "language.toml")
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     program = port.program("recursive")
     assert (program.build, program.command) == (("cc", "-o", "{binary}", "hanoi.c"), ("{binary}", "{method}", "{n}"))
     assert [(req.executable, req.version) for req in port.requires] == [("cc", ("cc", "--version"))]
@@ -84,7 +84,7 @@ def test_an_interpreter_of_several_words_and_another_version_flag(tmp_path):
     done = harness("--root", str(root), "new-language", "awk", "--interpreter", "awk -f", "--version-flag", "-W version")
     assert done.returncode == 0, done.stderr
     port = load_port(root / "awk" / "language.toml")
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     assert port.program("recursive").command == ("awk", "-f", "hanoi.awk", "{method}", "{n}")
     assert port.requires[0].version == ("awk", "-W", "version")
     compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root)

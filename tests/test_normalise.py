@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.discover import Output, load_port
-from harness.model import CLASSIC, CYCLIC, Move, Violation
-from harness.normalise import DrawingReader, LineReader, StateReader, Unreadable
+from harness.errors import Unreadable, Violation
+from harness.model import CLASSIC, CYCLIC, Move
+from harness.normalise import DrawingReader, LineReader, StateReader
 
 PROLOG_LIKE = """\
 command = ["swipl", "hanoi.pl", "{method}", "{n}"]
@@ -32,7 +33,7 @@ def reader(tmp_path_factory) -> LineReader:
     folder.mkdir()
     (folder / "language.toml").write_text(PROLOG_LIKE)
     port = load_port(folder / "language.toml")
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     return LineReader(port.program("recursive").output)
 
 
@@ -148,7 +149,6 @@ def test_a_drawing_that_is_malformed_or_no_single_move_is_refused(lines, error, 
         read_drawings(lines, 2)
 
 
-
 def load_output(text: str) -> Output:
     """The [output] table of a manifest whose [output] says ``text``, as discovery reads it."""
     with tempfile.TemporaryDirectory() as folder:
@@ -156,7 +156,7 @@ def load_output(text: str) -> Output:
         port_folder.mkdir()
         (port_folder / "language.toml").write_text('command = ["x", "{n}"]\nmethods = ["recursive"]\n[output]\n' + text)
         port = load_port(port_folder / "language.toml")
-    assert port.problem is None, port.problem
+    assert port.manifest_error is None, port.manifest_error
     return port.program("recursive").output
 
 

@@ -31,6 +31,7 @@ from conftest import (
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome
 from harness.postgres import Database
+from harness.settings import Settings
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
 
@@ -160,7 +161,7 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
                 ).fetchall())
 
     terminated: list[tuple[bool]] = []
-    cell = evaluate(real_ports["sql"], "iterative", 16, timeout=60, database=database, on_line=terminate_the_backend_once)
+    cell = evaluate(real_ports["sql"], "iterative", 16, Settings(timeout=60), database, on_line=terminate_the_backend_once)
     assert terminated == [(True,)]
     assert cell.outcome is Outcome.ERROR
     assert cell.detail.startswith("the connection to PostgreSQL was lost after ")

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from harness.model import CLASSIC, CYCLIC, PEGS, Move, Violation
+from harness.errors import Violation
+from harness.model import CLASSIC, CYCLIC, PEGS, Move
 from harness.verify import Board
 
 N = 6  # 63 optimal moves: room for random walks that are legal but not yet over the count

@@ -1,0 +1,105 @@
+"""Every error the harness raises on purpose, in one place, each saying what went wrong in a line or
+a few.
+
+A :class:`CellError` is a port's trouble, or its server's or engine's: it carries the
+:class:`~harness.model.Reason` (and the outcome) its cell ends with, so the evaluator catches that
+one type and turns any of them, subclasses included, into a value on the cell; nothing of a port's
+making ever ends a run. The others are the user's or the checkout's: a manifest, a report, a merge,
+an install, a new port's folder, a transcript; each command turns them into a one-line message.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from harness.model import Outcome, Reason
+
+
+def first_line(error: BaseException) -> str:
+    """An error's message in one line: its first line that says something, else the error's type."""
+    return next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+
+
+class HarnessError(Exception):
+    """The base of every error here."""
+
+
+class CellError(HarnessError):
+    """What keeps a cell from passing, as the cell's outcome and reason; the message is its detail."""
+
+    reason: ClassVar[Reason] = Reason.START
+    outcome: ClassVar[Outcome] = Outcome.ERROR
+
+
+class StartFailed(CellError):
+    """The port's program could not be started (not found, not executable, a folder that is gone)."""
+
+
+class BuildFailed(CellError):
+    """The build command failed or ran too long; the message says how, with the compiler's first words."""
+
+    reason = Reason.BUILD
+
+
+class Unavailable(CellError):
+    """PostgreSQL, or a port's schema in it, cannot be had; the message says why in one line."""
+
+    reason = Reason.DATABASE
+
+
+class ContainerError(CellError):
+    """No engine answers, or a port's image or container cannot be made; the message says why."""
+
+
+class Interrupted(CellError):
+    """The run is closing: nothing new starts."""
+
+    reason = Reason.NOT_RUN
+
+
+class Unreadable(CellError, ValueError):
+    """Output that is not in the port's dialect: a line no pattern reads, a peg the port does not
+    have, a malformed drawing, a line with no end."""
+
+    reason = Reason.UNREADABLE
+
+
+class Violation(CellError, ValueError):
+    """A move, a drawing or the end of a run that breaks the rules; the message names where and which rule."""
+
+    reason = Reason.VIOLATION
+    outcome = Outcome.FAIL
+
+
+class OutOfTime(CellError):
+    """The cell's time ran out while a line was being read: a timeout, not a fault of the line."""
+
+    reason = Reason.TIMEOUT
+
+
+class ManifestError(HarnessError, ValueError):
+    """A manifest that says something the harness cannot use."""
+
+
+class ReportError(HarnessError, ValueError):
+    """A report that cannot be read, or is of another schema version; the message says which and why."""
+
+
+class MergeError(HarnessError):
+    """Reports that cannot be merged into one verdict: from different commits, or holding one cell twice."""
+
+
+class DoctorError(HarnessError):
+    """The missing tools cannot be installed from here; the message says why."""
+
+
+class ScaffoldError(HarnessError, ValueError):
+    """The port cannot be started as asked; the message says why."""
+
+
+class TranscriptError(HarnessError, ValueError):
+    """A transcript file that cannot be used."""
+
+
+class BenchError(HarnessError):
+    """A timed run that went wrong: the message says how."""

@@ -1,0 +1,74 @@
+"""The life every running cell shares, whatever runs it (a subprocess, a sandbox, a container, a
+query in PostgreSQL): a deadline, a time-out, an early stop, and nothing left behind.
+
+A runner is started by making it; then the caller iterates :meth:`Runner.output` (stdout in
+blocks) and calls :meth:`Runner.finish` for the facts of how it ended. It is a context manager,
+so nothing of it outlives the cell, whatever happens to the caller. Each kind of runner says only
+how to halt its program, how to read it and how to tell how it ended.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from typing import Iterator, Self
+
+from harness.model import Finish
+
+
+class Runner(ABC):
+    """One cell's program running, with the cell's deadline on :func:`time.monotonic`'s clock."""
+
+    def __init__(self, timeout: float) -> None:
+        self.deadline = time.monotonic() + timeout
+        """When the cell's time is up: the reading's limit too."""
+        self._timed_out = threading.Event()  # set from a timer's thread as well as the reader's
+        self._stopped = False
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the deadline stopped the program."""
+        return self._timed_out.is_set()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the caller stopped the program early."""
+        return self._stopped
+
+    @abstractmethod
+    def output(self) -> Iterator[bytes]:
+        """The program's standard output in blocks as it prints them, until it ends or is stopped."""
+
+    @abstractmethod
+    def finish(self) -> Finish:
+        """How the program ended, once it has: the facts for the judge. Safe to call more than once."""
+
+    @abstractmethod
+    def _halt(self) -> None:
+        """End the program now, whatever it is doing: kill its processes, or cancel its query."""
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed; if it has, the program is stopped as timed out."""
+        if time.monotonic() >= self.deadline and not self.timed_out:
+            self._expire()
+        return self.timed_out
+
+    def _expire(self) -> None:
+        self._timed_out.set()
+        self._halt()
+
+    def stop(self) -> None:
+        """End the program early: the caller has read all it needs, or the run is closing."""
+        self._stopped = True
+        self._halt()
+
+    def close(self) -> None:
+        """Leave nothing of the program behind; by default, finishing it does that."""
+        self.finish()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

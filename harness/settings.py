@@ -1,0 +1,67 @@
+"""One run's settings, built once from the command line and passed down whole: which cells to run
+(ports, methods, n, the shard), how (jobs, time, limits, isolation, the PostgreSQL backend) and what
+counts (strict, fail-fast, the most moves). The settings own the plan of cells, so the progress bar,
+the evaluator and the report all count the same cells, and they are what the report records as the
+run's options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.limits import DEFAULT_LIMITS, Limits
+from harness.model import METHODS, Shard
+
+DEFAULT_TIMEOUT = 120.0
+BUILD_TIMEOUT = 300.0
+"""A compiler's time is not the port's: a build gets at least this long, whatever the cell's --timeout."""
+DEFAULT_MAX_MOVES = 1 << 24
+
+CellKey = tuple[str, str, int]
+"""A cell before it runs: (port, method, n)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How one run goes. The defaults are the command line's, but for ``jobs`` (one at a time) and
+    ``max_moves`` (none: a caller that asks for a cell gets it)."""
+
+    ns: tuple[int, ...] = ()
+    ports: tuple[str, ...] = ()
+    methods: tuple[str, ...] = tuple(METHODS)
+    jobs: int = 1
+    timeout: float = DEFAULT_TIMEOUT
+    strict: bool = False
+    max_moves: int | None = None
+    fail_fast: bool = False
+    shard: Shard | None = None
+    backend: str = "embedded"
+    isolation: str = "subprocess"
+    limits: Limits = field(default=DEFAULT_LIMITS)
+
+    @property
+    def build_timeout(self) -> float:
+        """How long a build may take: the cell's time, and never less than BUILD_TIMEOUT."""
+        return max(self.timeout, BUILD_TIMEOUT)
+
+    def plan(self) -> list[CellKey]:
+        """Every cell of the run, or of its shard, in the report's order: by n, then port, then method."""
+        return [
+            (port, method, n) for n in self.ns for port in self.ports for method in self.methods
+            if self.shard is None or self.shard.holds(port, method, n)
+        ]
+
+    def too_many_moves(self, method: str, n: int) -> str | None:
+        """Why a cell is left out when its method needs more moves than ``max_moves``, if it does."""
+        count = METHODS[method].optimal_count(n)
+        return f"{count:,} moves is over --max-moves {self.max_moves:,}" if self.max_moves is not None and count > self.max_moves else None
+
+    def options(self) -> dict[str, Any]:
+        """The settings as the report records them, by option name."""
+        return {
+            "n": list(self.ns), "ports": list(self.ports), "methods": list(self.methods), "jobs": self.jobs,
+            "timeout": self.timeout, "strict": self.strict, "max_moves": self.max_moves, "fail_fast": self.fail_fast,
+            "shard": str(self.shard) if self.shard else None, "backend": self.backend, "isolation": self.isolation,
+            "memory": self.limits.memory, "processes": self.limits.processes,
+        }
