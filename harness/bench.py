@@ -14,8 +14,9 @@ import enum
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import BinaryIO, Callable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 import psycopg
 from rich.console import Console
@@ -29,6 +30,7 @@ from harness.evaluate import evaluate, judge_output, start
 from harness.isolation import Isolation
 from harness.model import METHODS, Outcome
 from harness.postgres import Database
+from harness.serialize import Versions
 from harness.settings import Settings
 
 GATE_N = 5
@@ -229,7 +231,7 @@ def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
 
 
-def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, versions: dict[str, dict[str, str | None]], repeat: int) -> None:
+def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> None:
     """The timings, a row a cell: medians of the runs, with their range."""
     table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
     columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak MB", "moves/s", "harness moves/s", "compare s", "ratio")
@@ -256,7 +258,7 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict, ve
         console.print(f"[dim]{port}: {', '.join(v or k for k, v in found.items())}[/]", highlight=False)
 
 
-def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str, dict[str, str | None]], repeat: int) -> dict:
+def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> dict[str, Any]:
     """The figures as data: every run, the machine and the versions they come from."""
     return {
         "harness": __version__,
@@ -279,7 +281,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict, versions: dict[str,
     }
 
 
-def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict) -> None:
+def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -> None:
     """Median wall time against n on a log scale, one panel a method, one line a port."""
     import matplotlib
 

@@ -60,8 +60,8 @@ def _key(port: Port, program: Program, method: str, n: int) -> str:
     digest = hashlib.sha256()
     argv = fill(program.build, method, n, Path("{binary}"))
     compiler = shutil.which(argv[0]) or argv[0]
-    compiler_stamp = os.stat(compiler).st_mtime_ns if os.path.exists(compiler) else 0
-    digest.update(repr((argv, os.path.realpath(compiler), compiler_stamp)).encode())
+    compiler_stamp = Path(compiler).stat().st_mtime_ns if Path(compiler).exists() else 0
+    digest.update(repr((argv, str(Path(compiler).resolve()), compiler_stamp)).encode())
     for path in sorted(port.folder.iterdir()):
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -16,9 +16,10 @@ import math
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -35,10 +36,10 @@ from harness.isolation import MODES, Isolation
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Outcome, Shard
 from harness.postgres import BACKENDS, Database, check_dsn, sweep_servers
-from harness.report import FORMATS, Versions, junit, markdown, port_info, render, render_list
+from harness.report import FORMATS, junit, markdown, port_info, render, render_list
 from harness.run import become_subreaper, missing_requirement, sweep_orphans
 from harness.scaffold import new_language
-from harness.serialize import Report, commit, from_json, machine, merge_reports, now, to_json
+from harness.serialize import Report, Versions, commit, from_json, machine, merge_reports, now, to_json
 from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
 from harness.transcripts import discover as discover_transcripts
 from harness.transcripts import render_transcripts, replay
@@ -51,12 +52,13 @@ MAX_DISCS = 64
 MAX_TIMEOUT = 7 * 24 * 3600
 
 
-class DiscCounts(click.ParamType):
+class DiscCounts(click.ParamType[list[int]]):
     """``5``, ``1-10``, ``3,8,12`` or a mix such as ``0-4,8``: the numbers of discs to run, 0 to MAX_DISCS."""
 
     name = "N"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[int]:
+        """The sorted numbers of discs ``value`` names."""
         if isinstance(value, list):
             return value
         counts: set[int] = set()
@@ -78,12 +80,13 @@ def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-class Seconds(click.ParamType):
+class Seconds(click.ParamType[float]):
     """A time limit: a finite number of seconds, more than 0 and at most a week."""
 
     name = "SECONDS"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        """The seconds ``value`` says."""
         try:
             seconds = float(value)
         except (TypeError, ValueError):
@@ -93,12 +96,13 @@ class Seconds(click.ParamType):
         return seconds
 
 
-class ShardChoice(click.ParamType):
+class ShardChoice(click.ParamType[Shard]):
     """``K/N``: the K-th of N shares of the cells."""
 
     name = "K/N"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Shard:
+        """The share ``value`` names."""
         if isinstance(value, Shard):
             return value
         index, slash, count = str(value).partition("/")
@@ -107,15 +111,16 @@ class ShardChoice(click.ParamType):
         return Shard(int(index), int(count))
 
 
-class ReportFile(click.ParamType):
+class ReportFile(click.ParamType[str]):
     """Where a report goes: a file in a folder that exists, or ``-`` for standard output. It is written
     at the end; a write that fails then is the run's failure, naming the file."""
 
     name = "FILE"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """The path the report is written to, checked before the run."""
         if value == "-":
-            return value
+            return "-"
         path = Path(value)
         if path.is_dir():
             self.fail(f"{value} is a folder", param, ctx)
@@ -124,12 +129,13 @@ class ReportFile(click.ParamType):
         return str(path)
 
 
-class Size(click.ParamType):
+class Size(click.ParamType[int]):
     """A number of bytes: ``2G``, ``512M``, ``1.5GiB``."""
 
     name = "SIZE"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """The number of bytes ``value`` says."""
         if isinstance(value, int):
             return value
         try:
@@ -425,11 +431,12 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
     written = True
     if json_out:
         written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
-    for path, text, what in (
+    files: list[tuple[str | None, Callable[[], str], str]] = [
         (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
-    ):
+    ]
+    for path, text, what in files:
         if path and path != "-":
             written &= _write(path, text(), what)
     _exit(report.passed and written)
@@ -438,7 +445,7 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
 @cli.command(epilog=EXIT_CODES)
 @options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
-def compare(ports: list[Port], **given: Any) -> None:
+def compare(ports: list[Port], /, **given: Any) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
@@ -489,7 +496,7 @@ def _read_report(path: str) -> Report:
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
-def run(ports: list[Port], port_name: str, method: str, raw: bool, **given: Any) -> None:
+def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     if len(given["ns"]) != 1:
         raise click.BadParameter("run takes one n", param_hint="'--n'")
@@ -519,7 +526,7 @@ def run(ports: list[Port], port_name: str, method: str, raw: bool, **given: Any)
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
 @click.option("--verbose", "-v", is_flag=True, help="Also say why a version could not be read.")
 @click.pass_obj
-def list_ports(ports: list[Port], verbose: bool, **given: Any) -> None:
+def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
@@ -577,7 +584,7 @@ def doctor(ports: list[Port], install_missing: bool) -> None:
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
 @click.pass_context
-def transcripts(ctx: click.Context, names: tuple[str, ...], **given: Any) -> None:
+def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> None:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     root = ctx.meta["root"]
@@ -597,7 +604,7 @@ def transcripts(ctx: click.Context, names: tuple[str, ...], **given: Any) -> Non
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw time against n to this .svg or .png (needs matplotlib).")
 @click.pass_context
-def bench_command(ctx: click.Context, repeat: int, plot_file: str | None, **given: Any) -> None:
+def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> None:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5, run as --isolation says; and the harness's own reading speed on the same output."""
     settings = _settings(ctx.obj, given)

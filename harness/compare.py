@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import collections
 import hashlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
 
 from harness.model import METHODS, Cell, Move, Outcome
 
@@ -27,6 +27,7 @@ class StreamDigest:
         self._texts: list[bytes] = []
 
     def update(self, move: Move) -> None:
+        """One move more."""
         self._pending.append(move.canonical())
         if len(self._pending) >= DIGEST_BATCH:
             self._gather()
@@ -39,6 +40,7 @@ class StreamDigest:
             self._hash_texts()
 
     def hexdigest(self) -> str:
+        """The digest of every move so far."""
         self._gather()
         self._hash_texts()
         return self._hash.hexdigest()
@@ -144,6 +146,7 @@ class Agreement:
 
     @property
     def agrees(self) -> bool:
+        """Whether every cell of this n and puzzle printed the same moves."""
         return len(self.by_digest) <= 1
 
 

@@ -5,15 +5,17 @@ the sweep of containers that a killed run left behind.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import queue
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import docker
 import docker.errors
@@ -52,7 +54,7 @@ def _pid_space() -> str | None:
     whether the harness that owns a container is gone; None where /proc cannot say (not Linux)."""
     try:
         boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-        return f"{socket.gethostname()}/{boot}/{os.readlink('/proc/self/ns/pid')}"
+        return f"{socket.gethostname()}/{boot}/{Path('/proc/self/ns/pid').readlink()}"
     except OSError:
         return None
 
@@ -104,7 +106,7 @@ class PortContainers:
     image with no network, a read-only root, the port's folder read-only at /port, a private /tmp,
     and the run's memory and process limits; all removed by :meth:`close`."""
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._client: docker.DockerClient | None = None
         self._idle: dict[Path, list[PortContainer]] = {}
@@ -131,10 +133,12 @@ class PortContainers:
         return container
 
     def give_back(self, container: PortContainer) -> None:
+        """A container whose cell is over, idle again for the next cell of its port."""
         with self._lock:
             self._idle.setdefault(container.folder, []).append(container)
 
     def close(self) -> None:
+        """Remove every container of the run; none starts after this."""
         with self._lock:
             self._closing = True
             containers, self._all = self._all, []
@@ -152,7 +156,7 @@ class PortContainers:
 class PortContainer:
     """One started container of a port, kept for the run, idle between cells."""
 
-    def __init__(self, client: docker.DockerClient, image: str, folder: Path, limits: Limits):
+    def __init__(self, client: docker.DockerClient, image: str, folder: Path, limits: Limits) -> None:
         self.client, self.folder = client, folder
         self.built: set[Path] = set()
         self._build_lock = threading.Lock()
@@ -202,9 +206,10 @@ class PortContainer:
         if stdin is not None:
             environment[STDIN_VARIABLE] = stdin.decode("utf-8", "replace")
             argv = ["sh", "-c", f'printf %s "${STDIN_VARIABLE}" | "$@"', "sh", *argv]
-        return self.client.api.exec_create(
+        created: dict[str, str] = self.client.api.exec_create(
             self.container.id, argv, stdout=True, stderr=True, user=CELL_USER, workdir=PORT_MOUNT, environment=environment,
-        )["Id"]
+        )
+        return created["Id"]
 
     def version(self, argv: list[str]) -> tuple[str | None, str]:
         """The first line a version command prints in this container, and why not, if it cannot say."""
@@ -223,16 +228,13 @@ class PortContainer:
         """Kill every process a cell left in the container: all of nobody's (the idle process is root's)."""
         if self.group and len(self.group.pids()) <= len(IDLE_PROCESSES):
             return  # nothing left: no exec needed
-        try:
+        with contextlib.suppress(docker.errors.DockerException):  # the container is gone, and the cell with it
             self.client.api.exec_start(self.client.api.exec_create(self.container.id, ["sh", "-c", "kill -KILL -1"], user=CELL_USER)["Id"])
-        except docker.errors.DockerException:
-            pass  # the container is gone, and the cell with it
 
     def remove(self) -> None:
-        try:
+        """Remove the container and whatever runs in it; one gone already is fine."""
+        with contextlib.suppress(docker.errors.DockerException):
             self.container.remove(force=True)
-        except docker.errors.DockerException:
-            pass  # gone already
 
 
 class ContainerCell(Runner):

@@ -13,6 +13,7 @@ import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import regex
 
@@ -46,6 +47,7 @@ class Requirement:
 
     @property
     def found(self) -> bool:
+        """Whether the executable is on PATH."""
         return shutil.which(self.executable) is not None
 
     @property
@@ -93,6 +95,7 @@ class Program:
     requires: tuple[Requirement, ...] = ()
 
     def argv(self, method: str, n: int, binary: Path | None = None) -> list[str]:
+        """The command for one cell, {method}, {n} and {binary} filled in."""
         return fill(self.command, method, n, binary)
 
     def stdin(self, method: str, n: int) -> bytes | None:
@@ -114,6 +117,8 @@ def fill(parts: tuple[str, ...], method: str, n: int, binary: Path | None = None
 
 @dataclass(frozen=True)
 class Port:
+    """A port: its folder and name, and, from its manifest, the methods it offers and the program that runs each."""
+
     name: str
     folder: Path
     summary: str = ""
@@ -152,6 +157,7 @@ def discover(root: Path) -> list[Port]:
 
 
 def load_port(manifest: Path) -> Port:
+    """The port a manifest describes, or, if it cannot be used, the port with its manifest error."""
     folder = manifest.parent.resolve()
     try:
         return _parse(folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
@@ -162,7 +168,7 @@ def load_port(manifest: Path) -> Port:
     return Port(name=folder.name, folder=folder, manifest_error=f"{manifest}: {why}")
 
 
-def _parse(folder: Path, data: dict) -> Port:
+def _parse(folder: Path, data: dict[str, Any]) -> Port:
     _known(data, PORT_KEYS, "")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
@@ -179,24 +185,26 @@ def _parse(folder: Path, data: dict) -> Port:
     shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
     default_methods = [method for method in methods if method not in overrides]
     default = _program(folder, shared, "", len(default_methods)) if default_methods else None
-    programs = {
-        method: _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1) if method in overrides else default
-        for method in methods
-    }
+    programs: dict[str, Program] = {}
+    for method in methods:
+        if method in overrides:
+            programs[method] = _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1)
+        elif default is not None:  # it is, for every method without a table of its own
+            programs[method] = default
     summary = data.get("summary", "")
     if not isinstance(summary, str):
         raise ManifestError("'summary' must be a string")
-    return Port(name=folder.name, folder=folder, summary=summary, methods=methods, programs=programs)  # type: ignore[arg-type]
+    return Port(name=folder.name, folder=folder, summary=summary, methods=methods, programs=programs)
 
 
-def _known(table: dict, keys: tuple[str, ...], where: str) -> None:
+def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
     """Refuse a key the harness does not know: a misspelt one would otherwise be ignored."""
     strays = [key for key in table if key not in keys]
     if strays:
         raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}")
 
 
-def _program(folder: Path, data: dict, where: str, serves: int) -> Program:
+def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Program:
     """One program, for ``serves`` methods, from its keys; ``where`` says which table they came from."""
     try:
         command, build = _strings(data, "command"), _strings(data, "build")
@@ -258,7 +266,7 @@ def _output(table: object) -> Output:
     return Output(output_format, pegs, patterns, ignore, _pattern(separator))
 
 
-def _strings(table: dict, key: str) -> tuple[str, ...]:
+def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ManifestError(f"'{key}' must be a list of strings")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from harness.discover import Port, Requirement
 from harness.errors import DoctorError
@@ -23,6 +23,7 @@ class Need:
 
     @property
     def found(self) -> bool:
+        """Whether the executable is on PATH."""
         return self.requirement.found
 
 

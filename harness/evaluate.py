@@ -10,8 +10,8 @@ import collections
 import itertools
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Callable, Iterable, Iterator
 
 from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program

@@ -22,7 +22,7 @@ class Plan:
     """The optimal moves for n discs under ``rules``: how many moves a stretch takes, and its moves
     and canonical text, each worked out once for the whole run, whichever cell asks."""
 
-    def __init__(self, rules: Rules, n: int):
+    def __init__(self, rules: Rules, n: int) -> None:
         self.rules = rules
         self.n = n
 
@@ -39,7 +39,7 @@ class Plan:
         return f"{piece.canonical()}\n".encode() if isinstance(piece, Move) else _canonical(self.rules, piece)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _count(rules: Rules, transfer: Transfer) -> int:
     if transfer[0] == 0:
         return 0
@@ -75,7 +75,7 @@ class Wording:
     """How one port writes each move, learnt from the lines it printed that read as exactly that move,
     and the bytes it must therefore print for a whole piece."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan) -> None:
         self._plan = plan
         self._lines: dict[Move, bytes] = {}
         self._texts: dict[Transfer, bytes] = {}

@@ -93,6 +93,7 @@ class Isolation:
             self.containers.give_back(container)
 
     def close(self) -> None:
+        """Remove the run's containers, if it has any."""
         if self.containers is not None:
             self.containers.close()
 

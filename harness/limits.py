@@ -12,14 +12,15 @@ Resident memory, not address space: SBCL, Go and the JVM reserve huge address sp
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
 import signal
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 DEFAULT_MEMORY = 2 << 30
 DEFAULT_PROCESSES = 256
@@ -62,6 +63,7 @@ def memory_breach(limits: Limits, peak: int | None) -> str:
 
 
 def processes_breach(limits: Limits) -> str:
+    """The process limit, named as crossed."""
     return f"tried to run more than {limits.processes} processes at once"
 
 
@@ -72,7 +74,7 @@ class CellGroup:
 
     _serial = itertools.count()
 
-    def __init__(self, limits: Limits, folders: dict[str, Path], version: int, owned: bool):
+    def __init__(self, limits: Limits, folders: dict[str, Path], version: int, owned: bool) -> None:
         self.limits, self.folders, self.version, self.owned = limits, folders, version, owned
         self._before = (0, 0)
         self._cpu_before: float | None = None
@@ -165,6 +167,7 @@ class CellGroup:
         return _number(self.folders["memory"] / ("memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"))
 
     def pids(self) -> list[int]:
+        """The processes in the group now."""
         try:
             return [int(line) for line in (self.folders["pids"] / "cgroup.procs").read_text().split()]
         except (OSError, ValueError):
@@ -207,10 +210,8 @@ class CellGroup:
 def kill_each(pids: Iterable[int]) -> None:
     """SIGKILL each process; one gone already is fine."""
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _layout() -> tuple[int, dict[str, Path]] | None:
@@ -312,7 +313,7 @@ class Fence:
     the moment a limit is crossed (the kernel has already refused the fork or killed for memory, but
     a port may go on trying)."""
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.group = CellGroup.make(limits)
         if self.group:

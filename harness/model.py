@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 PEGS = 3
 QUOTE_CHARS = 120
@@ -198,10 +199,12 @@ class Cell:
 
     @property
     def label(self) -> str:
+        """``python/recursive n=5``: the cell as people read it."""
         return f"{self.port}/{self.method} n={self.n}"
 
 
 def cell_id(port: str, method: str, n: int) -> str:
+    """A cell's stable id, ``port/method/n``."""
     return f"{port}/{method}/{n}"
 
 
@@ -214,6 +217,7 @@ class Shard:
     count: int
 
     def holds(self, port: str, method: str, n: int) -> bool:
+        """Whether the cell of this port, method and n is in this share."""
         digest = hashlib.sha256(cell_id(port, method, n).encode()).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 

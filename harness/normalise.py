@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import regex
 
 from harness.discover import Output
 from harness.errors import OutOfTime, Unreadable, Violation
@@ -39,7 +42,7 @@ class OutputStream:
     (:meth:`take`) or a line at a time (:meth:`line`), a line never longer than
     :data:`MAX_LINE_BYTES`, so memory stays bounded whatever a port prints."""
 
-    def __init__(self, blocks: Iterator[bytes]):
+    def __init__(self, blocks: Iterator[bytes]) -> None:
         self._blocks = blocks
         self._buffer = b""
         self._at = 0
@@ -90,10 +93,10 @@ class _Clock:
     :func:`time.monotonic`'s clock), so one that backtracks without end is the cell's error, not a
     hung harness."""
 
-    def __init__(self, deadline: float | None):
+    def __init__(self, deadline: float | None) -> None:
         self._deadline = deadline
 
-    def run(self, pattern, method: str, text: str):
+    def run(self, pattern: regex.Pattern[str], method: str, text: str) -> Any:
         """``pattern.method(text)`` (fullmatch, search or split), within the time left."""
         left = MATCH_SECONDS if self._deadline is None else min(max(self._deadline - time.monotonic(), 0.001), MATCH_SECONDS)
         try:
@@ -112,7 +115,7 @@ class _Clock:
             return []
         return [line] if output.separator is None else self.run(output.separator, "split", line)
 
-    def match(self, patterns, text: str):
+    def match(self, patterns: Sequence[regex.Pattern[str]], text: str) -> regex.Match[str]:
         """The first pattern's match of the whole of ``text``; refused, with what was expected, if none."""
         for pattern in patterns:
             match = self.run(pattern, "fullmatch", text)
@@ -127,11 +130,12 @@ class _Clock:
 class LineReader:
     """Moves, one a line, or several split by the manifest's separator."""
 
-    def __init__(self, output: Output, deadline: float | None = None):
+    def __init__(self, output: Output, deadline: float | None = None) -> None:
         self._output, self._clock = output, _Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
 
     def read(self, line: str) -> list[Move]:
+        """The moves a line holds: one, or one a piece where the manifest splits lines."""
         pieces = (piece for piece in self._clock.pieces(self._output, line) if piece.strip())  # a separator may end the line
         return [self._move(self._clock.match(self._output.patterns, piece)) for piece in pieces]
 
@@ -150,7 +154,7 @@ class StateReader:
     next peg in the order 0, 1, 2. Three towers make a state; the move is what changed since the
     state before, which must be exactly one disc taken from one top to another."""
 
-    def __init__(self, output: Output, n: int, deadline: float | None = None):
+    def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
         self._output, self._clock = output, _Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
         self._reading: dict[int, tuple[int, ...]] = {}
@@ -158,6 +162,7 @@ class StateReader:
         self._states = 0
 
     def read(self, line: str) -> list[Move]:
+        """The moves a line completes: one once a whole state has been read after the one before."""
         moves = []
         for piece in self._clock.pieces(self._output, line):
             match = self._clock.match(self._output.patterns, piece)
@@ -179,6 +184,7 @@ class StateReader:
         return [one_move(before, towers, self._output, f"state {self._states}")]
 
     def finish(self) -> None:
+        """Refuse output that ends in the middle of a state."""
         if self._reading:
             raise Unreadable(f"the output ends in the middle of a state, after {len(self._reading)} of its {PEGS} towers")
 
@@ -214,7 +220,7 @@ class DrawingReader:
     another, and that is the move. The board then judges whether the move was legal.
     """
 
-    def __init__(self, output: Output, n: int, deadline: float | None = None):
+    def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
         self._output, self._names, self._clock = output, output.pegs, _Clock(deadline)
         self._n = n
         self._width = n * (len(str(n)) + 1)
@@ -242,6 +248,7 @@ class DrawingReader:
         return [one_move(before, towers, self._output, f"drawing {self._drawings}")]
 
     def finish(self) -> None:
+        """Refuse output that ends in the middle of a drawing, or has none."""
         if self._rows:
             raise Unreadable(f"the output ends in the middle of a drawing, after {len(self._rows)} of its {PEGS} rows")
         if self._towers is None:

@@ -16,7 +16,8 @@ import re
 import re._constants as sre
 import re._parser as sre_parse
 import warnings
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 HINT = "patterns must match the whole line, so they need no '^' or '$'"
 
@@ -57,7 +58,7 @@ class _Walk:
     """The shapes each part of a parsed pattern can match; ``digit_groups`` maps a group's number to
     its name, for the groups that must hold digits."""
 
-    def __init__(self, digit_groups: dict[int, str]):
+    def __init__(self, digit_groups: dict[int, str]) -> None:
         self._digit_groups = digit_groups
 
     def sequence(self, items: Iterable[tuple[Any, Any]]) -> Walked:
@@ -96,7 +97,7 @@ class _Walk:
             return TEXT | {EMPTY}, ""
         return frozenset({EMPTY}), ""  # a lookaround or a word boundary: it reads nothing, and may hold anywhere
 
-    def _either(self, branches: list) -> Walked:
+    def _either(self, branches: list[Any]) -> Walked:
         walked = [self.sequence(branch) for branch in branches]
         return frozenset().union(*(shapes for shapes, _ in walked)), walked[0][1]
 
@@ -155,9 +156,9 @@ def _holds(op: Any, av: Any, char: str) -> bool:
     """Whether a character of the pattern can be ``char``; where unsure, yes. A set that excludes
     a class (\\d, \\w, \\s or theirs opposites) is not judged: regex reads [^\\d\\D] as any character."""
     if op is sre.LITERAL:
-        return av == ord(char)
+        return bool(av == ord(char))
     if op is not sre.IN:
-        return op is sre.ANY or av != ord(char)
+        return bool(op is sre.ANY or av != ord(char))
     negated = av[0][0] is sre.NEGATE
     if negated and any(kind is sre.CATEGORY for kind, _ in av):
         return True
@@ -167,7 +168,7 @@ def _holds(op: Any, av: Any, char: str) -> bool:
 def _in_item(kind: Any, value: Any, char: str) -> bool:
     """Whether one item of a set (a character, a range or a class) holds ``char``; where unsure, yes."""
     if kind is sre.LITERAL:
-        return value == ord(char)
+        return bool(value == ord(char))
     if kind is sre.RANGE:
-        return value[0] <= ord(char) <= value[1]
+        return bool(value[0] <= ord(char) <= value[1])
     return str(value) not in CATEGORIES or re.fullmatch(CATEGORIES[str(value)], char) is not None

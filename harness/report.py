@@ -8,8 +8,9 @@ from __future__ import annotations
 import collections
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -17,14 +18,13 @@ from rich.table import Table
 
 from harness.discover import Port
 from harness.model import Cell, Outcome, Reason
-from harness.serialize import PortInfo, Report
+from harness.serialize import PortInfo, Report, Versions
 
 FORMATS = ("pretty", "plain", "markdown", "json")
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 NOT_OFFERED = "—"
 SHOWN_DIFFS = 5
 
-Versions = dict[str, dict[str, str | None]]
 
 
 def span(ns: Iterable[int]) -> str:
@@ -53,10 +53,12 @@ class Fault:
 
     @property
     def where(self) -> str:
+        """The methods and n the fault showed in."""
         return f"{','.join(self.methods)} n={span(self.ns)}"
 
     @property
     def kind(self) -> str:
+        """The outcome, and the reason where there is one: ``fail (violation)``."""
         return f"{self.outcome.value} ({self.reason.value})" if self.reason else self.outcome.value
 
 
@@ -69,6 +71,7 @@ class Difference:
 
 
 def offered(cell: Cell) -> bool:
+    """Whether the port offers the cell's method: a cell it does not offer is shown as a dash, not a fault."""
     return cell.reason is not Reason.NOT_OFFERED
 
 
@@ -175,6 +178,7 @@ def render(report: Report, form: str, console: Console) -> None:
 
 
 def diff_markup(diff: Sequence[str]) -> list[str]:
+    """A unified diff's lines in rich markup, each coloured as diff colours it."""
     colours = {"-": "red", "+": "green", "@": "cyan"}
     return [f"[{colours.get(line[:1], 'default')}]{escape(line)}[/]" for line in diff]
 
@@ -343,6 +347,7 @@ def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, s
 
 
 def render_list(console: Console, form: str, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
+    """The ports, with their methods and what they need, in one of FORMATS."""
     if form == "json":
         console.out(json.dumps(list_to_json(ports, versions, missing), indent=2), highlight=False)
         return
@@ -380,4 +385,5 @@ def ports_markdown(ports: Sequence[Port]) -> str:
 
 
 def port_info(port: Port, versions: Versions) -> PortInfo:
+    """What the report records of a port: its summary, methods, versions and manifest error."""
     return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.manifest_error)

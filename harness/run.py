@@ -11,6 +11,7 @@ still the harness's to find, kill and reap when the cell ends.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import select
@@ -22,8 +23,9 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
+from typing import IO
 
 from harness.discover import Port, Requirement
 from harness.errors import Interrupted, StartFailed
@@ -64,13 +66,15 @@ def version(requirement: Requirement) -> tuple[str | None, str]:
     except (OSError, ValueError) as error:
         return None, f"{' '.join(requirement.version)} could not start: {error}"
     head = bytearray()
-    reader = threading.Thread(target=lambda: head.extend(process.stdout.read(VERSION_BYTES)), daemon=True)  # type: ignore[union-attr]
+    stdout = process.stdout
+    assert stdout is not None
+    reader = threading.Thread(target=lambda: head.extend(stdout.read(VERSION_BYTES)), daemon=True)
     reader.start()
     reader.join(VERSION_TIMEOUT)
     kill_group(process.pid)
     reader.join()
     code = process.wait()
-    process.stdout.close()  # type: ignore[union-attr]
+    stdout.close()
     lines = [line.strip() for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
     if code > 0:
         return None, f"{' '.join(requirement.version)} exited with code {code}" + (f": {lines[0][:200]}" if lines else "")
@@ -79,28 +83,27 @@ def version(requirement: Requirement) -> tuple[str | None, str]:
     return lines[0][:200], ""
 
 
-def feed(process: subprocess.Popen, data: bytes | None) -> None:
+def feed(process: subprocess.Popen[bytes], data: bytes | None) -> None:
     """Write a program's standard input, if it has some, from a thread of its own, and close it."""
 
-    def write() -> None:
-        try:
-            process.stdin.write(data)  # type: ignore[union-attr]
-            process.stdin.close()  # type: ignore[union-attr]
-        except OSError:  # the port did not read it all: its output will say what that did
-            pass
+    stdin = process.stdin
+    if data is None or stdin is None:
+        return
 
-    if data is not None:
-        threading.Thread(target=write, daemon=True).start()
+    def write() -> None:
+        with contextlib.suppress(OSError):  # the port did not read it all: its output will say what that did
+            stdin.write(data)
+            stdin.close()
+
+    threading.Thread(target=write, daemon=True).start()
 
 
 def become_subreaper() -> None:
     """Adopt the orphans of every port this process starts, so none escapes to init. Linux only;
     elsewhere the environment marker alone finds a port's descendants."""
     if sys.platform.startswith("linux"):
-        try:
+        with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
 
 
 def describe_exit(returncode: int) -> str:
@@ -122,13 +125,18 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+def process_status(pid: int) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the process's name (its state first), or None once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
+    except OSError:
+        return None
+
+
 def identity(pid: int) -> str | None:
     """A process's pid and start time, ``1234-567890``: unlike a pid alone, never some later process's."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return f"{pid}-{stat.read().rpartition(b')')[2].split()[19].decode()}"
-    except (OSError, IndexError):
-        return None
+    fields = process_status(pid)
+    return f"{pid}-{fields[19].decode()}" if fields and len(fields) > 19 else None
 
 
 def alive(owner: str) -> bool:
@@ -145,7 +153,7 @@ def sweep_orphans() -> int:
     """Kill the ports an earlier harness run left running, because that run was killed before it could
     end them (they carry its marker, and it is gone). Only ports that shared this run's temporary
     folder count: another checkout's runs are their own business. Returns how many were killed."""
-    if not os.path.isdir("/proc"):
+    if not Path("/proc").is_dir():
         return 0
     ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
     prefix = f"{CELL_MARKER}=".encode()
@@ -167,18 +175,16 @@ def _environments() -> Iterator[tuple[int, list[bytes]]]:
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                    yield int(entry.name), environ.read().split(b"\0")
+                variables = Path(f"/proc/{entry.name}/environ").read_bytes().split(b"\0")
             except OSError:  # gone, or not ours to read
                 continue
+            yield int(entry.name), variables
 
 
 def kill_group(pid: int) -> None:
     """Kill a port started in a session of its own, and every process it started; gone already is fine."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def marked_processes(marker: str) -> list[int]:
@@ -191,7 +197,7 @@ def kill_tree(leader: int, marker: str) -> None:
     """Kill the port's process group and every process that carries its marker, until none is left,
     and reap the ones that were orphaned to this process."""
     kill_group(leader)
-    if not os.path.isdir("/proc"):
+    if not Path("/proc").is_dir():
         return
     for _ in range(50):  # a fork between the scan and the kill is caught by the next scan
         pids = marked_processes(marker)
@@ -205,10 +211,8 @@ def kill_tree(leader: int, marker: str) -> None:
 
 def _reap(pid: int) -> None:
     """Collect an adopted orphan's exit, so it does not linger as a zombie; not ours is fine."""
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 class StderrKeeper:
@@ -225,7 +229,8 @@ class StderrKeeper:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def reading(cls, stream) -> StderrKeeper:
+    def reading(cls, stream: IO[bytes]) -> StderrKeeper:
+        """A keeper fed by a thread of its own from ``stream`` until it closes."""
         keeper = cls()
         keeper._thread = threading.Thread(target=keeper._read, args=(stream.fileno(),), daemon=True)
         keeper._thread.start()
@@ -236,6 +241,7 @@ class StderrKeeper:
             self.feed(block)
 
     def feed(self, block: bytes) -> None:
+        """Keep what belongs of one more block of stderr."""
         *complete, rest = block.split(b"\n")
         for piece in complete:
             self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
@@ -320,6 +326,7 @@ class PortProcess(Runner):
             self._running.add(self)
         self._fence.watch(lambda: marked_processes(self._marker), self._halt)
         super().__init__(timeout)
+        assert self._process.stderr is not None
         self._stderr = StderrKeeper.reading(self._process.stderr)
         feed(self._process, stdin)
         self._exit_seen: float | None = None

@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from typing import Iterator, Self
+from collections.abc import Iterator
+from typing import Self
 
 from harness.model import Finish
 

@@ -4,6 +4,7 @@ describes the format; ``schema_version`` changes whenever a reader of the old on
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import platform
@@ -19,22 +20,23 @@ from harness.model import METHODS, Cell, Outcome, Reason
 
 SCHEMA_VERSION = 1
 
+Versions = dict[str, dict[str, str | None]]
+"""Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
+
 
 def now() -> str:
     """The time now, as the report writes it: UTC, ISO 8601, to the second."""
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def machine() -> dict[str, Any]:
     """Where a run happened: the CPU, the cores, the OS, the Python."""
     model = None
-    try:
+    with contextlib.suppress(OSError):
         model = next(
             (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
             None,
         )
-    except OSError:
-        pass
     return {
         "cpu": model or platform.processor() or None,
         "cores": os.cpu_count(),
@@ -87,14 +89,17 @@ class Report:
 
     @property
     def agreement(self) -> list[Agreement]:
+        """For each n and puzzle, which cells printed which digest."""
         return agreements(self.cells)
 
     @property
     def passed(self) -> bool:
+        """Whether every cell that ran passed and the ports agree."""
         return succeeded(self.cells, self.agreement)
 
 
 def to_json(report: Report) -> dict[str, Any]:
+    """The report as report.schema.json describes it."""
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "harness": report.harness,

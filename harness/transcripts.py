@@ -18,9 +18,9 @@ import re
 import shutil
 import time
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import pexpect
 from rich.console import Console
@@ -39,6 +39,7 @@ CTRL_D = "\x04"
 
 @dataclass(frozen=True)
 class Step:
+    """One query of a session, typed as the document types it, and the answer the document records."""
     query: str
     answer: str
     note: str = ""
@@ -65,22 +66,26 @@ class Transcript:
 
 @dataclass
 class StepResult:
+    """What replaying one step gave: its outcome, what the toplevel answered, and why, where it did not pass."""
     step: Step
     outcome: Outcome
     got: str = ""
     detail: str = ""
 
     def diff(self) -> list[str]:
+        """The recorded answer against the toplevel's, as a unified diff."""
         return list(difflib.unified_diff(
             self.step.answer.splitlines(), self.got.splitlines(), "recorded", "toplevel", lineterm="", n=2,
         ))
 
 
 def discover(root: Path) -> list[Transcript]:
+    """Every transcript in the checkout's docs/transcripts, by name."""
     return [load(path) for path in sorted((root / TRANSCRIPTS).glob("*.toml"))]
 
 
 def load(path: Path) -> Transcript:
+    """One transcript file; :class:`TranscriptError` naming it if it cannot be used."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         steps = tuple(Step(str(s["query"]), str(s["answer"]).strip("\n"), str(s.get("note", ""))) for s in data["step"])
@@ -170,7 +175,7 @@ def _answer(session: pexpect.spawn, transcript: Transcript, timeout: float) -> s
             continue
         printed += session.before
         if index == 0:
-            return printed
+            return str(printed)
         printed += session.after
         session.sendline("")
 

@@ -9,6 +9,7 @@ from harness.model import PEGS, Move, Rules, Transfer
 
 
 def describe(move: Move) -> str:
+    """``disc 1 from peg 0 to peg 2``, as messages name a move."""
     disk = "a disc" if move.disk is None else f"disc {move.disk}"
     return f"{disk} from peg {move.src} to peg {move.dst}"
 
@@ -16,7 +17,7 @@ def describe(move: Move) -> str:
 class Board:
     """Three pegs with discs 1..n on peg 0, 1 the smallest, that accept only legal moves."""
 
-    def __init__(self, n: int, rules: Rules):
+    def __init__(self, n: int, rules: Rules) -> None:
         self.n = n
         self.rules = rules
         self.limit = rules.optimal_count(n)
@@ -65,4 +66,5 @@ class Board:
             )
 
     def layout(self) -> str:
+        """The pegs' discs, bottom first, for a message."""
         return "; ".join(f"peg {index}: {peg}" for index, peg in enumerate(self.pegs))

@@ -25,9 +25,9 @@ import signal
 import subprocess
 import tempfile
 import time
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Iterator
 
 import docker
 import docker.errors
@@ -161,14 +161,10 @@ def _stop_daemon(pid: int) -> None:
     while _running(pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     if _running(pid):
-        try:
+        with suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    try:
-        os.waitpid(pid, 0)  # this session's own child; another's is reaped by whoever adopted it
-    except ChildProcessError:
-        pass
+    with suppress(ChildProcessError):  # this session's own child; another's is reaped by whoever adopted it
+        os.waitpid(pid, 0)
 
 
 def _running(pid: int) -> bool:

@@ -36,7 +36,7 @@ def test_a_build_is_made_once_per_n_and_again_when_a_source_changes(tmp_path, mo
     run_all()
     assert builds(tmp_path / "cache") == first
 
-    with open(tmp_path / "cpp" / "cyclic.cpp", "a") as source:
+    with (tmp_path / "cpp" / "cyclic.cpp").open("a") as source:
         source.write("// changed\n")
     port = load_port(tmp_path / "cpp" / "language.toml")
     run_all()

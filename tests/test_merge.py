@@ -4,6 +4,7 @@ agreement across the shards' reports from their digests, as one run would."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import harness, suite, valid_report
 from harness.model import METHODS, Shard
@@ -35,7 +36,7 @@ def test_merging_three_shards_gives_the_verdict_and_digests_of_one_run(tmp_path)
     whole = tmp_path / "whole.json"
     one = harness("--root", str(root), "compare", *args, "--json", str(whole))
     paths = shard_reports(tmp_path, root, *args)
-    shard_cells = [len(json.loads(open(path).read())["cells"]) for path in paths]
+    shard_cells = [len(json.loads(Path(path).read_text())["cells"]) for path in paths]
     assert all(shard_cells) and sum(shard_cells) == 3 * len(METHODS) * 5
     merged_file = tmp_path / "merged.json"
     merged = harness("merge", *paths, "--json", str(merged_file), "--format", "plain")
@@ -53,7 +54,7 @@ def test_merging_three_shards_gives_the_verdict_and_digests_of_one_run(tmp_path)
 def test_a_port_that_disagrees_in_one_shard_fails_the_merge_naming_it(tmp_path):
     root = suite(tmp_path, "seed-b_toh", real=("python",))
     paths = shard_reports(tmp_path, root, "--n", "2", "--method", "binary", shards=2)
-    holder = [path for path in paths if any(c["port"] == "seed-b_toh" for c in json.loads(open(path).read())["cells"])]
+    holder = [path for path in paths if any(c["port"] == "seed-b_toh" for c in json.loads(Path(path).read_text())["cells"])]
     assert len(holder) == 1
     merged = harness("merge", *paths, "--format", "plain")
     assert merged.returncode == 1
@@ -65,7 +66,7 @@ def test_a_port_that_disagrees_in_one_shard_fails_the_merge_naming_it(tmp_path):
 def test_merge_refuses_other_commits_unless_told_and_overlapping_shards(tmp_path):
     root = suite(tmp_path, real=("python",))
     [path] = shard_reports(tmp_path, root, "--n", "1", "--method", "binary", shards=1)
-    data = json.loads(open(path).read())
+    data = json.loads(Path(path).read_text())
     other = tmp_path / "other.json"
     data["commit"] = "0000000"
     data["cells"][0]["id"] = "python/binary/1"
