@@ -1,25 +1,40 @@
 """Build a port's program before it runs, when its manifest says how, and keep what was built.
 
-A build is cached under the user's cache folder, keyed by the build command (with {n} and
-{method} filled in), the compiler it names and every file in the port's folder, so a program is
-compiled once per n (or once, if its build does not use n) until its source changes.
+Every build runs in a private build folder: a fresh copy of the port's folder, one per build, so
+builds of one port for several n at once never share a file, and nothing is ever written into the
+port's folder. The build is part of the cell: it runs where the cell's program runs (a subprocess,
+the sandbox or the port's container) under the same limits (memory, processes, its whole process
+tree ended with it), within the build's time, and its output is kept as its first and last lines,
+however much it prints. A finished build folder is kept in the cache, keyed by the build's commands
+(n and method filled in), the compilers they name and every file below the port's folder, so a
+program is built once per n (or once, if its build does not use n) until any of its sources changes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
-import subprocess
-import tempfile
 import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from harness.discover import Port, Program, fill
-from harness.errors import BuildFailed
+from harness.discover import SHOWN_BUILD, Built, Port, Program, fill
+from harness.errors import BuildFailed, Interrupted
+from harness.run import PortProcess, StderrKeeper
+from harness.runner import Runner
 
 PROGRAM_NAME = "program"
-ERROR_LINES = 15
+FOLDER_NAME = "build"
+DONE_NAME = "done"
+"""In a cache entry: the program, the private build folder, and the mark of a build that finished."""
+LOCK_POLL_SECONDS = 0.1
+
+StartCommand = Callable[[list[str], Path, float], Runner]
+"""Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
 
 
 def cache_root() -> Path:
@@ -29,70 +44,107 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hanoi-polyglot"
 
 
-_locks: dict[str, threading.Lock] = {}
+_locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
-_failures: dict[str, str] = {}  # a build that failed is not tried again in the same run
+_failures: dict[Path, str] = {}  # a build that failed is not tried again in the same run
 
 
-def build(port: Port, program: Program, method: str, n: int, timeout: float) -> Path | None:
+def build(port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand) -> Built | None:
     """The built program for this cell (building it if it is not cached), or None if the program
-    needs no build. Cells that share a build wait for one another rather than compile twice, and
-    share its failure."""
+    needs no build. Cells that share a build wait for one another rather than build twice, and
+    share its failure; another harness building the same is waited for too."""
     if not program.build:
         return None
-    key = _key(port, program, method, n)
-    folder = cache_root() / "builds" / port.name / key
+    entry = cache_root() / "builds" / port.name / _key(port, program, method, n)
+    built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
     with _locks_guard:
-        lock = _locks.setdefault(str(folder), threading.Lock())
-    with lock:
-        if str(folder) in _failures:
-            raise BuildFailed(_failures[str(folder)])
-        if not (folder / PROGRAM_NAME).is_file():
+        lock = _locks.setdefault(entry, threading.Lock())
+    with lock, _held(entry.with_suffix(".lock"), timeout):
+        if entry in _failures:
+            raise BuildFailed(_failures[entry])
+        if not (entry / DONE_NAME).is_file():
             try:
-                _compile(port, program, method, n, folder, timeout)
+                _build(port.folder, entry, built, commands(program, method, n, built), start, timeout)
             except BuildFailed as error:
-                _failures[str(folder)] = str(error)
+                _failures[entry] = str(error)
                 raise
-    return folder / PROGRAM_NAME
+    return built
+
+
+def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[list[str], str]]:
+    """The build's commands as they run, each with how a message shows it ({binary} and {build} as named)."""
+    return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
 def _key(port: Port, program: Program, method: str, n: int) -> str:
+    """What the build is made of: its commands, the compilers they name, and the port's every file."""
     digest = hashlib.sha256()
-    argv = fill(program.build, method, n, Path("{binary}"))
-    compiler = shutil.which(argv[0]) or argv[0]
-    compiler_stamp = Path(compiler).stat().st_mtime_ns if Path(compiler).exists() else 0
-    digest.update(repr((argv, str(Path(compiler).resolve()), compiler_stamp)).encode())
-    for path in sorted(port.folder.iterdir()):
-        if path.is_file():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for step in program.build:
+        argv = fill(step, method, n, SHOWN_BUILD)
+        compiler = Path(shutil.which(argv[0]) or argv[0])
+        stamp = compiler.stat().st_mtime_ns if compiler.exists() else 0
+        digest.update(repr((argv, str(compiler.resolve()), stamp)).encode())
+    digest.update(port.source_digest.encode())
     return digest.hexdigest()[:24]
 
 
-def failed(returncode: int, shown: str, said: str) -> BuildFailed:
-    """A failed build, with the command and the compiler's first words."""
-    first = "\n".join(said.strip().splitlines()[:ERROR_LINES])
-    return BuildFailed(f"the build failed with exit code {returncode}: {shown}\n{first}".rstrip())
+@contextlib.contextmanager
+def _held(path: Path, timeout: float) -> Iterator[None]:
+    """Hold a lock file, so that another harness building the same waits for this one; waiting is
+    bounded by the build's time and ends when the run is closing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if PortProcess.closing():
+                    raise Interrupted("the run is closing: no build starts now") from None
+                if time.monotonic() > deadline:
+                    raise BuildFailed(f"another harness run was still building the same program after {timeout:g} s") from None
+                time.sleep(LOCK_POLL_SECONDS)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _compile(port: Port, program: Program, method: str, n: int, folder: Path, timeout: float) -> None:
-    """Build into a fresh folder and move it into place whole, so no half-built program is ever found."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="building-", dir=folder.parent))
+def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float) -> None:
+    """Copy the port's folder into a fresh build folder, run the build there, and mark it done; or
+    leave nothing of it behind."""
+    shutil.rmtree(entry, ignore_errors=True)  # a build that did not finish, in a run that was killed
+    entry.mkdir(parents=True)
     try:
-        argv = fill(program.build, method, n, scratch / PROGRAM_NAME)
-        shown = " ".join(fill(program.build, method, n, Path("{binary}")))
-        try:
-            done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        except OSError as error:
-            raise BuildFailed(f"could not start the build ({argv[0]}): {error}") from None
-        except subprocess.TimeoutExpired:
-            raise BuildFailed(f"the build ran past {timeout:g} s: {shown}") from None
-        if done.returncode or not (scratch / PROGRAM_NAME).is_file():
-            raise failed(done.returncode, shown, done.stderr or done.stdout)
-        try:
-            scratch.rename(folder)
-        except OSError:  # another harness built it first: theirs is as good
-            if not (folder / PROGRAM_NAME).is_file():
-                raise
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.copytree(source, built.folder, symlinks=True)
+        run_commands(steps, built.folder, start, timeout)
+        if any("{binary}" in shown for _, shown in steps) and not built.binary.is_file():
+            raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}")
+        (entry / DONE_NAME).touch()
+    except BaseException:
+        shutil.rmtree(entry, ignore_errors=True)
+        raise
+
+
+def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: StartCommand, timeout: float) -> None:
+    """Run the build's commands in order in ``folder``, all within ``timeout`` seconds, stopping at
+    the first that fails: :class:`BuildFailed` saying which and how, in the compiler's words."""
+    deadline = time.monotonic() + timeout
+    for argv, shown in steps:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout) before {shown}")
+        said = StderrKeeper()
+        with start(argv, folder, left) as runner:
+            for block in runner.output():
+                said.feed(block)
+            finish = runner.finish()
+        if finish.timed_out:
+            raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout): {shown}")
+        if finish.limit:
+            raise BuildFailed(f"the build {finish.limit}: {shown}")
+        if finish.failure:
+            words = finish.evidence.removeprefix("stderr:\n") if finish.evidence != "stderr was empty" else said.text()
+            how = f"with exit code {finish.exit_code}" if finish.exit_code and finish.exit_code > 0 else f"({finish.failure})"
+            raise BuildFailed(f"the build failed {how}: {shown}\n{words}".rstrip())

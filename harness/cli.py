@@ -150,6 +150,9 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "method": click.option("-m", "--method", "method_names", metavar="METHODS", help=f"Methods, comma-separated (default: {', '.join(METHODS)})."),
     "jobs": click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1, show_default=True, help="Cells run at once."),
     "timeout": click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds each cell may run before it is stopped."),
+    "build_timeout": click.option(
+        "--build-timeout", type=Seconds(), help="Seconds a compiled port's build may take (default: the --timeout).",
+    ),
     "strict": click.option("--strict", is_flag=True, help="A missing interpreter is an error instead of a skip."),
     "max_moves": click.option(
         "--max-moves", type=click.IntRange(min=0), default=DEFAULT_MAX_MOVES, show_default=True,
@@ -231,6 +234,7 @@ def _settings(ports: list[Port], given: dict[str, Any]) -> Settings:
         backend=_backend(given.get("backend"), given.get("dsn"), given.get("isolation", "subprocess")),
         isolation=given.get("isolation", "subprocess"),
         limits=Limits(given.get("memory", DEFAULT_LIMITS.memory), given.get("processes", DEFAULT_LIMITS.processes)),
+        build_timeout=given.get("build_timeout"),
     )
 
 
@@ -443,7 +447,7 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
 
 
 @cli.command(epilog=EXIT_CODES)
-@options("n", "port", "method", "jobs", "timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
+@options("n", "port", "method", "jobs", "timeout", "build_timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
 def compare(ports: list[Port], /, **given: Any) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
@@ -492,7 +496,7 @@ def _read_report(path: str) -> Report:
 @cli.command(epilog=EXIT_CODES)
 @click.argument("port_name", metavar="PORT")
 @click.argument("method")
-@options("n", "timeout", "strict", *DATABASE)
+@options("n", "timeout", "build_timeout", "strict", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
@@ -600,7 +604,7 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
 
 
 @cli.command(name="bench", epilog=EXIT_CODES)
-@options("n", "port", "method", "timeout", "max_moves", "json", *DATABASE, *ISOLATION)
+@options("n", "port", "method", "timeout", "build_timeout", "max_moves", "json", *DATABASE, *ISOLATION)
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw time against n to this .svg or .png (needs matplotlib).")
 @click.pass_context

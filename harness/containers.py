@@ -20,8 +20,8 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.build import failed
-from harness.discover import Port, Program, fill
+from harness.build import FOLDER_NAME, PROGRAM_NAME, commands, run_commands
+from harness.discover import Built, Port, Program
 from harness.errors import BuildFailed, ContainerError, first_line
 from harness.images import PORT_LABEL, engine, port_image
 from harness.limits import CellGroup, Limits
@@ -159,6 +159,7 @@ class PortContainer:
     def __init__(self, client: docker.DockerClient, image: str, folder: Path, limits: Limits) -> None:
         self.client, self.folder = client, folder
         self.built: set[Path] = set()
+        """The build folders finished in this container."""
         self._build_lock = threading.Lock()
         try:
             self.container = client.containers.run(
@@ -174,31 +175,35 @@ class PortContainer:
         self.group = CellGroup.of_process(self.container.attrs["State"]["Pid"], limits)
         """The container's control group, read from here to name a limit the cell crossed; None if unreadable."""
 
-    def build(self, program: Program, method: str, n: int, timeout: float) -> Path | None:
-        """The program built in this container with its own toolchain (once per container), or None
-        if it needs no build; :class:`BuildFailed` if the build fails."""
+    def build(self, program: Program, method: str, n: int, timeout: float) -> Built | None:
+        """The program built in this container with its image's toolchain (once per container), in a
+        private copy of the port's folder, or None if it needs no build; :class:`BuildFailed` if the
+        build fails or makes no {binary}."""
         if not program.build:
             return None
-        shown = " ".join(fill(program.build, method, n, Path("{binary}")))
-        binary = Path(BUILD_FOLDER) / hashlib.sha256(shown.encode()).hexdigest()[:16] / "program"
+        key = hashlib.sha256(repr(program.build).encode() + f"{method} {n}".encode()).hexdigest()[:16]
+        entry = Path(BUILD_FOLDER) / key
+        built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
+        steps = commands(program, method, n, built)
         with self._build_lock:
-            if binary not in self.built:
-                argv = ["sh", "-c", 'mkdir -p "$1" && shift && exec "$@"', "sh", str(binary.parent), *fill(program.build, method, n, binary)]
-                with ContainerCell(self, argv, timeout, done=lambda: None) as building:
-                    said = b"".join(building.output()).decode("utf-8", "replace")
-                    finish = building.finish()
-                if finish.timed_out:
-                    raise BuildFailed(f"the build ran past {timeout:g} s: {shown}")
-                if finish.limit:
-                    raise BuildFailed(f"the build {finish.limit}: {shown}")
-                if finish.failure:
-                    if building.returncode is None:
-                        raise BuildFailed(f"the build {finish.failure}: {shown}")
-                    raise failed(building.returncode, shown, finish.evidence.removeprefix("stderr:\n") or said)
-                self.built.add(binary)
-        return binary
+            if entry not in self.built:
+                copy = ["sh", "-c", f'mkdir -p "$1" && cp -R {PORT_MOUNT}/. "$1"', "sh", str(built.folder)]
+                run_commands([(copy, "copying the port's folder to its build folder")], Path(BUILD_FOLDER), self._start, timeout)
+                run_commands(steps, built.folder, self._start, timeout)
+                if any("{binary}" in shown for _, shown in steps):
+                    check = ["test", "-f", str(built.binary)]
+                    try:
+                        run_commands([(check, "")], built.folder, self._start, timeout)
+                    except BuildFailed:
+                        raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}") from None
+                self.built.add(entry)
+        return built
 
-    def execute(self, argv: list[str], stdin: bytes | None = None) -> str:
+    def _start(self, argv: list[str], folder: Path, seconds: float) -> ContainerCell:
+        """One build command in this container, as a cell of it runs, in ``folder``."""
+        return ContainerCell(self, argv, seconds, done=lambda: None, workdir=folder)
+
+    def execute(self, argv: list[str], stdin: bytes | None = None, workdir: Path = Path(PORT_MOUNT)) -> str:
         """Start ``argv`` in the container as a cell's process, returning the exec's id. Its standard
         input, if it has some, comes through the environment and a pipe from the container's shell:
         an exec's own stdin would need a socket held open beside the output stream."""
@@ -207,7 +212,7 @@ class PortContainer:
             environment[STDIN_VARIABLE] = stdin.decode("utf-8", "replace")
             argv = ["sh", "-c", f'printf %s "${STDIN_VARIABLE}" | "$@"', "sh", *argv]
         created: dict[str, str] = self.client.api.exec_create(
-            self.container.id, argv, stdout=True, stderr=True, user=CELL_USER, workdir=PORT_MOUNT, environment=environment,
+            self.container.id, argv, stdout=True, stderr=True, user=CELL_USER, workdir=str(workdir), environment=environment,
         )
         return created["Id"]
 
@@ -242,9 +247,11 @@ class ContainerCell(Runner):
     alone until :meth:`finish` gives it back."""
 
     def __init__(
-        self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None
+        self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None,
+        workdir: Path = Path(PORT_MOUNT),
     ) -> None:
-        """``done`` is called once the cell is over and the container idle again."""
+        """``done`` is called once the cell is over and the container idle again; the program runs in
+        ``workdir`` (the port's folder, or a build's own)."""
         super().__init__(timeout)
         self.container, self._done = container, done
         self.returncode: int | None = None
@@ -254,7 +261,7 @@ class ContainerCell(Runner):
         if container.group:
             container.group.begin()
         try:
-            self._exec = container.execute(argv, stdin)
+            self._exec = container.execute(argv, stdin, workdir)
             stream = container.client.api.exec_start(self._exec, stream=True, demux=True)
         except docker.errors.DockerException as error:
             done()

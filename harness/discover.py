@@ -7,13 +7,16 @@ so a misspelt one is an error too, not a silent default.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 import shutil
 import string
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import regex
 
@@ -23,13 +26,14 @@ from harness.patterns import never_matches
 
 MANIFEST = "language.toml"
 OUTPUT_FORMATS = ("lines", "states", "drawings")
-PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "requires")
+PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires")
 PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
+_DIGEST_LOCK = threading.Lock()
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
@@ -88,15 +92,25 @@ class Program:
 
     output: Output
     command: tuple[str, ...] = ()
-    build: tuple[str, ...] = ()
+    build: tuple[tuple[str, ...], ...] = ()
+    """The commands that make the program, run in order in a private copy of the port's folder."""
     query: Query | None = None
     stdin_template: str | None = None
     min_n: int = 0
+    max_n: int = 64
     requires: tuple[Requirement, ...] = ()
 
-    def argv(self, method: str, n: int, binary: Path | None = None) -> list[str]:
-        """The command for one cell, {method}, {n} and {binary} filled in."""
-        return fill(self.command, method, n, binary)
+    def argv(self, method: str, n: int, built: Built | None = None) -> list[str]:
+        """The command for one cell, {method} and {n} filled in, and {binary} and {build} where it was built."""
+        return fill(self.command, method, n, built)
+
+    def refuses(self, n: int) -> str | None:
+        """Why the program takes no ``n`` discs, if it does not (``min_n`` and ``max_n``)."""
+        if n < self.min_n:
+            return f"the program takes n ≥ {self.min_n}"
+        if n > self.max_n:
+            return f"the program takes n ≤ {self.max_n}"
+        return None
 
     def stdin(self, method: str, n: int) -> bytes | None:
         """What the program reads on standard input, {n} and {method} filled in; None for nothing."""
@@ -109,10 +123,45 @@ class Program:
         return next((requirement for requirement in self.requires if not requirement.found), None)
 
 
-def fill(parts: tuple[str, ...], method: str, n: int, binary: Path | None = None) -> list[str]:
-    """An argument list with {method}, {n} and {binary} (the built program) filled in."""
-    values = {"{method}": method, "{n}": str(n), "{binary}": str(binary)}
-    return [re.sub(r"\{(?:method|n|binary)\}", lambda match: values[match[0]], part) for part in parts]
+class Built(NamedTuple):
+    """Where a build put what it made: its private build folder, and the program in it."""
+
+    folder: Path
+    binary: Path
+
+
+SHOWN_BUILD = Built(Path("{build}"), Path("{binary}"))
+"""A build's places as a manifest names them: for messages, and for keys that must not depend on
+where the cache is."""
+
+
+def fill(parts: tuple[str, ...], method: str, n: int, built: Built | None = None) -> list[str]:
+    """An argument list with {method}, {n}, and, once built, {build} (the build folder) and
+    {binary} (the program it made) filled in."""
+    values = {"{method}": method, "{n}": str(n)}
+    if built is not None:
+        values |= {"{build}": str(built.folder), "{binary}": str(built.binary)}
+    pattern = "|".join(re.escape(name) for name in values)
+    return [re.sub(pattern, lambda match: values[match[0]], part) for part in parts]
+
+
+READ_BLOCK = 1 << 20
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 of every file below ``folder``, names and bytes, read in blocks so that memory stays
+    flat however large a file is; a symbolic link counts as where it points."""
+    digest = hashlib.sha256()
+    for path in sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        if path.is_symlink():
+            digest.update(b"-> " + str(path.readlink()).encode())
+        else:
+            with path.open("rb") as source:
+                while block := source.read(READ_BLOCK):
+                    digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -126,6 +175,13 @@ class Port:
     programs: dict[str, Program] = field(default_factory=dict)
     manifest_error: str | None = None
     """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
+
+    @functools.cached_property
+    def source_digest(self) -> str:
+        """The digest of every file below the port's folder, read once however many cells need it:
+        what a build may read, so a change anywhere in it makes a new build."""
+        with _DIGEST_LOCK:
+            return tree_digest(self.folder)
 
     def program(self, method: str) -> Program:
         """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""
@@ -207,20 +263,20 @@ def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
 def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Program:
     """One program, for ``serves`` methods, from its keys; ``where`` says which table they came from."""
     try:
-        command, build = _strings(data, "command"), _strings(data, "build")
-        if any("\0" in part for part in command + build):
+        command, build = _strings(data, "command"), _commands(data)
+        build_parts = tuple(part for step in build for part in step)
+        if any("\0" in part for part in command + build_parts):
             raise ManifestError("'command' and 'build' may not hold a NUL character")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
         if bool(command) == bool(query):
             raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
         if build and not command:
             raise ManifestError("'build' makes a program for 'command' to run")
-        if any(("{binary}" in " ".join(parts)) != bool(build) for parts in (command, build)):
-            raise ManifestError("with 'build', both it and 'command' use {binary} for the built program; without, neither does")
+        _check_build_places(command, build_parts, bool(build))
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
             raise ManifestError("'stdin' is a string, fed to the program that 'command' runs")
-        words = " ".join(command + build) + (stdin or "")
+        words = " ".join(command + build_parts) + (stdin or "")
         if command and "{n}" not in words:
             raise ManifestError(
                 "'command', 'build' or 'stdin' must use {n}, the number of discs"
@@ -228,17 +284,45 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             )
         if command and serves > 1 and "{method}" not in words:
             raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
-        min_n = data.get("min_n", 0)
+        min_n, max_n = data.get("min_n", 0), data.get("max_n", 64)
         if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= 64:
             raise ManifestError("'min_n' is the smallest number of discs the program takes, from 0 to 64")
+        if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= 64:
+            raise ManifestError("'max_n' is the largest number of discs the program takes, from min_n to 64")
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables")
         return Program(
-            _output(data.get("output")), command, build, query, stdin, min_n, tuple(_requirement(entry) for entry in requires)
+            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry) for entry in requires)
         )
     except ManifestError as error:
         raise ManifestError(f"{where}{error}") from None
+
+
+def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """'build': one command (a list of strings), or several (a list of them), run in order."""
+    value = data.get("build", [])
+    if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
+        steps = tuple(_strings({"build": item}, "build") for item in value)
+        if not all(steps):
+            raise ManifestError("each command in 'build' must name a program")
+        return steps
+    one = _strings(data, "build") if isinstance(value, list) and all(isinstance(item, str) for item in value) else None
+    if one is None:
+        raise ManifestError("'build' must be a command (a list of strings) or a list of commands, run in order")
+    return (one,) if one else ()
+
+
+def _check_build_places(command: tuple[str, ...], build: tuple[str, ...], built: bool) -> None:
+    """With 'build', 'command' runs what it made, by {binary} (the program) or {build} (its build
+    folder), and a {binary} it runs is one the build makes; without, neither place exists."""
+    running, making = " ".join(command), " ".join(build)
+    if not built and any(place in running + making for place in ("{binary}", "{build}")):
+        raise ManifestError("{binary} and {build} name what 'build' makes: without 'build', use neither")
+    if built and "{binary}" not in running and "{build}" not in running:
+        raise ManifestError("with 'build', 'command' runs what it made: {binary} (the program) or {build} (the build folder)")
+    if built and "{binary}" in running and "{binary}" not in making:
+        raise ManifestError("'command' runs {binary}, so 'build' must make it: give the compiler {binary} as its output")
 
 
 def _output(table: object) -> Output:

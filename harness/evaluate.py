@@ -106,8 +106,9 @@ def _refusal(port: Port, method: str, n: int, strict: bool, isolation: Isolation
         return Outcome.ERROR, Reason.MANIFEST, port.manifest_error
     if method not in port.methods:
         return Outcome.SKIPPED, Reason.NOT_OFFERED, f"{port.name} does not offer the {method} method"
-    if n < port.program(method).min_n:
-        return Outcome.SKIPPED, Reason.NOT_OFFERED, f"the program takes n ≥ {port.program(method).min_n}"
+    refused = port.program(method).refuses(n)
+    if refused:
+        return Outcome.SKIPPED, Reason.OUT_OF_RANGE, refused
     missing = port.program(method).missing() if isolation.mode != "container" else None
     if missing:
         detail = f"{missing.executable} not found on PATH" + (f"; {missing.advice}" if missing.advice else "")

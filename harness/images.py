@@ -19,7 +19,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from harness.discover import Requirement
+from harness.discover import Requirement, tree_digest
 from harness.errors import ContainerError, first_line
 
 CONTAINERFILE = "Containerfile"
@@ -106,8 +106,7 @@ def _content_key(client: docker.DockerClient, base: str, recipe: str, context: P
         digest.update(base.encode())  # pulled by the first build; the tag names it well enough
     digest.update(recipe.encode() + b"\0")
     if context is not None:
-        for path in sorted(path for path in context.rglob("*") if path.is_file()):
-            digest.update(str(path.relative_to(context)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(tree_digest(context).encode())
     return digest.hexdigest()[:16]
 
 

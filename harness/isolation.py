@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.build import build
 from harness.containers import ContainerCell, PortContainers
-from harness.discover import Port, Program, Requirement
+from harness.discover import Built, Port, Program, Requirement
 from harness.errors import ContainerError, StartFailed
 from harness.limits import Limits
 from harness.run import PortProcess, version
@@ -63,19 +64,31 @@ class Isolation:
             assert containers is not None
             container = containers.take(port)
             try:
-                binary = container.build(program, method, n, settings.build_timeout)
+                built = container.build(program, method, n, settings.build_seconds)
             except BaseException:
                 containers.give_back(container)
                 raise
-            argv = program.argv(method, n, binary)
+            argv = program.argv(method, n, built)
             return ContainerCell(
                 container, argv, settings.timeout, done=lambda: containers.give_back(container), stdin=program.stdin(method, n)
             )
-        binary = build(port, program, method, n, settings.build_timeout)
-        argv = program.argv(method, n, binary)
+        built = self.build(port, program, method, n, settings.build_seconds)
+        argv = program.argv(method, n, built)
         if self.mode == "sandbox":
-            argv = sandboxed(argv, port.folder, binary)
+            argv = sandboxed(argv, port.folder, readable=[port.folder, *([built.folder.parent] if built else [])])
         return PortProcess(argv, port.folder, settings.timeout, program.stdin(method, n), limits=self.limits)
+
+    def build(self, port: Port, program: Program, method: str, n: int, seconds: float) -> Built | None:
+        """The cell's program built here (not in a container), or None if it needs no build. The
+        build runs as the cells do, in the sandbox if they are and with their limits, in its private
+        build folder, which alone it may write (in the sandbox)."""
+
+        def start(argv: list[str], folder: Path, left: float) -> Runner:
+            if self.mode == "sandbox":
+                argv = sandboxed(argv, folder, readable=[port.folder], writable=[folder.parent])
+            return PortProcess(argv, folder, left, limits=self.limits)
+
+        return build(port, program, method, n, seconds, start)
 
     def version(self, port: Port, requirement: Requirement) -> tuple[str | None, str]:
         """What the requirement's version command says where the port runs, here or in its image, and
@@ -104,17 +117,22 @@ class Isolation:
         self.close()
 
 
-def sandboxed(argv: list[str], folder: Path, binary: Path | None) -> list[str]:
-    """The command under bubblewrap: the port sees the machine read-only, its folder and build where
-    they are (read-only too), a private /tmp (and TMPDIR) of its own, no network, no other process."""
+def sandboxed(argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = ()) -> list[str]:
+    """The command under bubblewrap, run in ``folder``: it sees the machine read-only, ``readable``
+    (the port's folder, its build) where they are and read-only too, ``writable`` (a build's own
+    folder) where it is and writable, a private /tmp (and TMPDIR) of its own, no network, no other
+    process."""
     private = [Path("/tmp")]
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir and Path(tmpdir) != Path("/tmp"):
         private.append(Path(tmpdir))
-    shown = [folder, *([binary.parent] if binary else [])]
+    shown = [*readable, *writable]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, ("--tmpfs", str(path))) for path in [*private, *sealed]]
-    binds: list[tuple[Path, tuple[str, ...]]] = [(path, ("--ro-bind", str(path), str(path))) for path in shown]
+    binds: list[tuple[Path, tuple[str, ...]]] = [
+        *((path, ("--ro-bind", str(path), str(path))) for path in readable),
+        *((path, ("--bind", str(path), str(path))) for path in writable),
+    ]
     # Each mount after those that hold it (a stable sort: a tmpfs before a bind at the same depth), so
     # none hides another: a TMPDIR or a build inside the port's folder stays private and writable, or
     # readable, as it would anywhere else.

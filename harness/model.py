@@ -140,7 +140,8 @@ class Usage:
 class Finish:
     """How a port's run ended, as facts for the judge: what went wrong in the runner's words (None if
     nothing did), whether the deadline or the caller stopped it, what the port said on the way out,
-    the limit it crossed, named with what it reached (None if it crossed none), and what it cost."""
+    the limit it crossed, named with what it reached (None if it crossed none), what it cost, and its
+    exit code (negative for a signal; None where it has none, as for a query)."""
 
     failure: str | None
     timed_out: bool
@@ -148,6 +149,7 @@ class Finish:
     evidence: str
     limit: str | None = None
     usage: Usage = Usage()
+    exit_code: int | None = None
 
 
 class Outcome(str, enum.Enum):
@@ -172,6 +174,7 @@ class Reason(str, enum.Enum):
     MANIFEST = "manifest"
     DATABASE = "database"
     NOT_OFFERED = "not-offered"
+    OUT_OF_RANGE = "n-out-of-range"  # the program takes no n that small or that large (min_n, max_n)
     MISSING_INTERPRETER = "missing-interpreter"
     TOO_MANY_MOVES = "too-many-moves"
     NOT_RUN = "not-run"  # left out by --fail-fast after an earlier cell failed

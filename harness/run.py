@@ -281,6 +281,7 @@ def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper,
         evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
         limit=limit,
         usage=usage,
+        exit_code=returncode,
     )
 
 
@@ -290,6 +291,11 @@ class PortProcess(Runner):
     _running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
     _closing = threading.Event()
     _lock = threading.Lock()
+
+    @classmethod
+    def closing(cls) -> bool:
+        """Whether the run is closing, so that nothing new starts."""
+        return cls._closing.is_set()
 
     @classmethod
     def stop_all(cls) -> None:

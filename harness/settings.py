@@ -14,8 +14,6 @@ from harness.limits import DEFAULT_LIMITS, Limits
 from harness.model import METHODS, Shard
 
 DEFAULT_TIMEOUT = 120.0
-BUILD_TIMEOUT = 300.0
-"""A compiler's time is not the port's: a build gets at least this long, whatever the cell's --timeout."""
 DEFAULT_MAX_MOVES = 1 << 24
 
 CellKey = tuple[str, str, int]
@@ -39,11 +37,13 @@ class Settings:
     backend: str = "embedded"
     isolation: str = "subprocess"
     limits: Limits = field(default=DEFAULT_LIMITS)
+    build_timeout: float | None = None
+    """How long a compiled port's build may take; None: as long as a cell (``timeout``)."""
 
     @property
-    def build_timeout(self) -> float:
-        """How long a build may take: the cell's time, and never less than BUILD_TIMEOUT."""
-        return max(self.timeout, BUILD_TIMEOUT)
+    def build_seconds(self) -> float:
+        """How long a build may take: ``build_timeout``, else the cell's own time."""
+        return self.build_timeout if self.build_timeout is not None else self.timeout
 
     def plan(self) -> list[CellKey]:
         """Every cell of the run, or of its shard, in the report's order: by n, then port, then method."""
@@ -63,5 +63,5 @@ class Settings:
             "n": list(self.ns), "ports": list(self.ports), "methods": list(self.methods), "jobs": self.jobs,
             "timeout": self.timeout, "strict": self.strict, "max_moves": self.max_moves, "fail_fast": self.fail_fast,
             "shard": str(self.shard) if self.shard else None, "backend": self.backend, "isolation": self.isolation,
-            "memory": self.limits.memory, "processes": self.limits.processes,
+            "memory": self.limits.memory, "processes": self.limits.processes, "build_timeout": self.build_seconds,
         }

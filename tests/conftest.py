@@ -7,9 +7,11 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,11 +20,10 @@ import jsonschema
 import pytest
 from docker_engine import Engine, required
 
-from harness.build import build
 from harness.compare import StreamDigest
 from harness.containers import RUN_LABEL
 from harness.discover import Port, discover
-from harness.isolation import BWRAP
+from harness.isolation import BWRAP, Isolation
 from harness.model import METHODS
 from harness.postgres import Database
 
@@ -159,7 +160,7 @@ def reference_digest(n: int, method: str = "recursive") -> str:
 def program_argv(port: Port, method: str, n: int) -> list[str]:
     """How the harness runs a port's program for one cell, built first if the port builds it."""
     program = port.program(method)
-    return program.argv(method, n, build(port, program, method, n, timeout=300))
+    return program.argv(method, n, Isolation().build(port, program, method, n, seconds=300))
 
 
 def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS, fakes_from: Path = FAKE_PORTS) -> Path:
@@ -216,3 +217,33 @@ def valid_report(data: dict) -> dict:
     """``data``, once checked against the report's JSON Schema (harness/report.schema.json)."""
     jsonschema.validate(data, REPORT_SCHEMA)
     return data
+
+
+class Listener:
+    """A TCP server on this machine's own address that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks the outward address
+            host = probe.getsockname()[0]
+        except OSError:
+            host = "127.0.0.1"
+        finally:
+            probe.close()
+        self.server = socket.create_server((host, 0))
+        self.address = f"{host}/{self.server.getsockname()[1]}"
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            connection.close()
+
+    def close(self) -> None:
+        self.server.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.discover import load_port
+from harness.discover import Built, load_port
 from harness.normalise import LineReader
 
 GOOD = """\
@@ -38,16 +38,21 @@ def test_a_method_table_replaces_only_the_keys_it_gives(tmp_path):
     assert port.manifest_error is None
     binary, cyclic = port.program("binary"), port.program("cyclic")
     assert (binary.output.format, binary.command) == ("lines", ("{binary}", "{method}", "{n}"))
-    assert binary.argv("binary", 4, tmp_path / "built") == [str(tmp_path / "built"), "binary", "4"]
+    built = Built(tmp_path / "build", tmp_path / "built")
+    assert binary.argv("binary", 4, built) == [str(tmp_path / "built"), "binary", "4"]
     assert (cyclic.output.format, cyclic.output.pegs, cyclic.output.patterns) == ("drawings", ("A", "B", "C"), ())
-    assert cyclic.build == ("cc", "-DN={n}", "-o", "{binary}", "cyclic.c")
+    assert cyclic.build == (("cc", "-DN={n}", "-o", "{binary}", "cyclic.c"),)
 
 
 @pytest.mark.parametrize(
     "change, problem",
     [
         (("[method.cyclic]", "[method.iterative]"), "[method.iterative] is for a method the port does not list in 'methods'"),
-        (('command = ["{binary}"]', 'command = ["./cyclic"]'), "[method.cyclic] with 'build', both it and 'command' use {binary}"),
+        (('command = ["{binary}"]', 'command = ["./cyclic"]'), "[method.cyclic] with 'build', 'command' runs what it made: {binary}"),
+        (('"-o", "{binary}", "cyclic.c"', '"cyclic.c"'), "[method.cyclic] 'command' runs {binary}, so 'build' must make it"),
+        (('build = ["cc", "-DN={n}", "-o", "{binary}", "cyclic.c"]', 'build = [["cc"], "x"]'), "'build' must be a command (a list of strings) or a list"),
+        (('build = ["cc", "-DN={n}", "-o", "{binary}", "cyclic.c"]', 'build = [["cc", "{n}", "{binary}"], []]'), "each command in 'build' must name a program"),
+        (('build = ["cc", "-o", "{binary}", "hanoi.c"]\ncommand = ["{binary}",', 'command = ["{build}/a",'), "{binary} and {build} name what 'build' makes"),
         (('"-DN={n}", ', ""), "[method.cyclic] 'command', 'build' or 'stdin' must use {n}"),
         (('"{method}", ', ""), "'command', 'build' or 'stdin' must use {method}, to tell the program which method to run"),
         (('format = "drawings"', 'format = "pictures"'), "'output.format' must be one of lines, states, drawings, not 'pictures'"),

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import socket
 import subprocess
-import threading
 import time
 
 import pytest
@@ -19,6 +17,7 @@ from conftest import (
     NO_BUBBLEWRAP,
     REAL_PORTS,
     ROOT,
+    Listener,
     compare_json,
     harness,
     harness_process,
@@ -47,36 +46,6 @@ def mode(request):
     if request.param == "container":
         request.getfixturevalue("docker_engine")
     return request.param
-
-
-class Listener:
-    """A TCP server on this machine's own address that counts the connections it accepts."""
-
-    def __init__(self) -> None:
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks the outward address
-            host = probe.getsockname()[0]
-        except OSError:
-            host = "127.0.0.1"
-        finally:
-            probe.close()
-        self.server = socket.create_server((host, 0))
-        self.address = f"{host}/{self.server.getsockname()[1]}"
-        self.accepted = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            connection.close()
-
-    def close(self) -> None:
-        self.server.close()
 
 
 @pytest.mark.docker
@@ -160,7 +129,8 @@ def test_the_sandbox_keeps_its_promises_however_its_folders_nest(tmp_path, monke
         binary.write_text("the build\n")
     before = sorted(tmp_path.rglob("*"))
     monkeypatch.setenv("TMPDIR", str(tmp_path / tmpdir_at))
-    argv = sandboxed(["sh", "-c", SANDBOX_PROBE, "probe", str(binary or "")], tmp_path / folder, binary)
+    readable = [tmp_path / folder, *([binary.parent] if binary else [])]
+    argv = sandboxed(["sh", "-c", SANDBOX_PROBE, "probe", str(binary or "")], tmp_path / folder, readable)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["folder-readable", "beside-read-only", "tmpdir-writable", "tmp-writable"] + ["build-readable"] * bool(binary), (
         done.stdout + done.stderr

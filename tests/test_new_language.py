@@ -74,7 +74,7 @@ def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
     port = load_port(root / "c" / "language.toml")
     assert port.manifest_error is None, port.manifest_error
     program = port.program("recursive")
-    assert (program.build, program.command) == (("cc", "-o", "{binary}", "hanoi.c"), ("{binary}", "{method}", "{n}"))
+    assert (program.build, program.command) == ((("cc", "-o", "{binary}", "hanoi.c"),), ("{binary}", "{method}", "{n}"))
     assert [(req.executable, req.version) for req in port.requires] == [("cc", ("cc", "--version"))]
     assert (root / "c" / "hanoi.c").read_text().startswith("// The Tower of Hanoi in c: to be written.")
 
