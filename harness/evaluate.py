@@ -133,6 +133,7 @@ class _Reading:
         one_a_line = program.output.format == "lines" and program.output.separator is None
         self.wording = Wording(self.plan) if one_a_line and not shown else None
         self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
+        self.separator = program.output.separator
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
         self.read_all = True
@@ -144,7 +145,7 @@ class _Reading:
         """Read the output to its end, or until a fault is found and the diff around it is complete,
         or until the cell's time is up; with ``on_line``, every line the port printed still goes to it,
         past one that stopped the reading too."""
-        self.stream = OutputStream(blocks)
+        self.stream = OutputStream(blocks, self.separator)
         self._expired = expired
         self._expected = self._one_by_one(expired)
         try:
@@ -274,7 +275,7 @@ class _Reading:
             exact = self.divergence.at is None and cell.moves == self.plan.rules.optimal_count(cell.n)
             cell.digest = reference_digest(self.plan.rules, cell.n) if exact else self.digest.hexdigest()
             try:
-                self.board.finish()
+                self.board.finish(top_first=self.reader.top_first is True)
             except Violation as error:
                 cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
             else:
@@ -300,7 +301,7 @@ def evaluate_all(
 
     def one(key: CellKey) -> Cell:
         name, method, n = key
-        too_many = settings.too_many_moves(method, n)
+        too_many = settings.too_many_moves(method, n) if method in by_name[name].methods else None
         if too_many:
             cell = Cell(name, method, n, Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
         elif failed.is_set():

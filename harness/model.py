@@ -16,11 +16,14 @@ QUOTE_CHARS = 120
 """How much of a port's line a message quotes: enough to recognise it, never a flood."""
 
 
-def shorten(text: str, limit: int = QUOTE_CHARS) -> str:
-    """``text`` quoted for a message, cut visibly when it is longer than ``limit`` characters."""
-    if len(text) <= limit:
+def shorten(text: str, limit: int = QUOTE_CHARS, whole: int | None = None) -> str:
+    """``text`` quoted for a message, cut visibly when it is longer than ``limit`` characters; where
+    ``text`` is the start of something longer, ``whole`` is how long that is, at least."""
+    length = len(text) if whole is None else whole
+    if length <= limit:
         return repr(text)
-    return f"{text[:limit]!r}… ({len(text) - limit:,} more characters)"
+    more = f"{length - limit:,} more characters" if whole is None else f"at least {length - limit:,} more characters"
+    return f"{text[:limit]!r}… ({more})"
 
 
 class Move(NamedTuple):

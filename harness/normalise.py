@@ -40,14 +40,18 @@ def text(line: bytes) -> str:
 class OutputStream:
     """A port's output as it arrives in blocks: taken either a known stretch of bytes at a time
     (:meth:`take`) or a line at a time (:meth:`line`), a line never longer than
-    :data:`MAX_LINE_BYTES`, so memory stays bounded whatever a port prints."""
+    :data:`MAX_LINE_BYTES`, so memory stays bounded whatever a port prints. Where the manifest
+    splits lines at a ``separator``, a longer line is taken in pieces cut at separators, each piece
+    within that bound: a program that prints every move on one line is read in bounded memory."""
 
-    def __init__(self, blocks: Iterator[bytes]) -> None:
+    def __init__(self, blocks: Iterator[bytes], separator: regex.Pattern[str] | None = None) -> None:
         self._blocks = blocks
+        self._separator = separator
         self._buffer = b""
         self._at = 0
+        self._mid_line = False
         self.lines = 0
-        """How many lines have been taken."""
+        """The number of the line being read: how many lines have been begun."""
 
     def take(self, expected: bytes, lines: int) -> bool:
         """Take ``expected`` (``lines`` whole lines) if the output goes on with exactly those bytes."""
@@ -61,23 +65,51 @@ class OutputStream:
         return True
 
     def line(self) -> bytes | None:
-        """The next line without its line ending (a last line may lack one); None at the end."""
+        """The next line without its line ending (a last line may lack one), or the next piece of a
+        long line with a separator; None at the end."""
         while (end := self._buffer.find(b"\n", self._at, self._at + MAX_LINE_BYTES + 1)) < 0:
             if len(self._buffer) - self._at > MAX_LINE_BYTES:
-                raise Unreadable(
-                    f"line {self.lines + 1} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be;"
-                    f" it starts {shorten(self._buffer[self._at:self._at + 200].decode('utf-8', 'replace'), 60)}"
-                )
+                return self._piece()
             if not self._more():
                 if self._at == len(self._buffer):
                     return None
                 last, self._at = self._buffer[self._at:], len(self._buffer)
-                self.lines += 1
+                self._begin(ends=True)
                 return last
         line = self._buffer[self._at:end]
         self._at = end + 1
-        self.lines += 1
+        self._begin(ends=True)
         return line
+
+    def _begin(self, ends: bool) -> None:
+        """Count a line where one begins, and note whether the part taken ended it."""
+        if not self._mid_line:
+            self.lines += 1
+        self._mid_line = not ends
+
+    def _piece(self) -> bytes:
+        """The part of a long line up to its last separator within :data:`MAX_LINE_BYTES`; a line
+        with no separator there is refused. Bytes that are not UTF-8 keep their place
+        (surrogateescape), so the cut falls where the separator is."""
+        window = self._buffer[self._at:self._at + MAX_LINE_BYTES].decode("utf-8", "surrogateescape")
+        cut = None
+        if self._separator is not None:
+            cut = next(
+                (match for match in reversed(list(self._separator.finditer(window, timeout=MATCH_SECONDS)))
+                 if match.end() < len(window) and match.end() > match.start()),
+                None,
+            )
+        if cut is None:
+            number = self.lines + (not self._mid_line)
+            what = f"line {number} has more than {MAX_LINE_BYTES:,} bytes between separators, the most a piece of a line may be"
+            if self._separator is None:
+                what = f"line {number} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be"
+            start = window[:200].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            raise Unreadable(f"{what}; it starts {shorten(start, 60, whole=len(window))}")
+        piece = window[:cut.start()].encode("utf-8", "surrogateescape")
+        self._at += len(window[:cut.end()].encode("utf-8", "surrogateescape"))
+        self._begin(ends=False)
+        return piece
 
     def _more(self) -> bool:
         block = next(self._blocks, None)
@@ -130,6 +162,9 @@ class _Clock:
 class LineReader:
     """Moves, one a line, or several split by the manifest's separator."""
 
+    top_first = None
+    """Moves show no tower, so no order of its discs."""
+
     def __init__(self, output: Output, deadline: float | None = None) -> None:
         self._output, self._clock = output, _Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
@@ -160,6 +195,8 @@ class StateReader:
         self._reading: dict[int, tuple[int, ...]] = {}
         self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
         self._states = 0
+        self.top_first: bool | None = None
+        """Whether the program lists a tower's discs from the top; None until a tower of two shows it."""
 
     def read(self, line: str) -> list[Move]:
         """The moves a line completes: one once a whole state has been read after the one before."""
@@ -169,19 +206,21 @@ class StateReader:
             peg = _peg(self._pegs, match["peg"]) if "peg" in match.re.groupindex else len(self._reading)
             if peg in self._reading:
                 raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
-            self._reading[peg] = _tower(match["discs"])
+            self._reading[peg], top_first = _tower(match["discs"])
+            self.top_first = top_first if self.top_first is None else self.top_first
             if len(self._reading) == PEGS:
                 towers, self._reading = [self._reading[peg] for peg in range(PEGS)], {}
                 moves += self._state(towers)
         return moves
 
     def _state(self, towers: Towers) -> list[Move]:
-        """The move a state shows; none for a first state that shows the discs before any move."""
+        """The move a state shows; none for one that shows the board as it was (the discs before any
+        move, or the state before printed again)."""
         self._states += 1
         before, self._towers = self._towers, towers
-        if self._states == 1 and towers == before:
+        if towers == before:
             return []
-        return [one_move(before, towers, self._output, f"state {self._states}")]
+        return [one_move(before, towers, self._output, f"state {self._states}", self.top_first is not False)]
 
     def finish(self) -> None:
         """Refuse output that ends in the middle of a state."""
@@ -189,22 +228,25 @@ class StateReader:
             raise Unreadable(f"the output ends in the middle of a state, after {len(self._reading)} of its {PEGS} towers")
 
 
-def one_move(before: Towers, after: Towers, output: Output, which: str) -> Move:
+def one_move(before: Towers, after: Towers, output: Output, which: str, top_first: bool = True) -> Move:
     """The one move that turns ``before`` into ``after``: a disc taken from the top of one tower to
     the top of another, the rest unchanged (the board judges whether it was legal). Anything else
-    breaks the rules; ``which`` names the state ("state 4", "drawing 4") in the message."""
+    breaks the rules; ``which`` names the state ("state 4", "drawing 4") in the message, which lists
+    the discs in the program's own order."""
     changed = [peg for peg in range(PEGS) if before[peg] != after[peg]]
     if len(changed) == 2:
         for src, dst in (changed, changed[::-1]):
             if before[src] and after[src] == before[src][1:] and after[dst] == before[src][:1] + before[dst]:
                 return Move(before[src][0], src, dst)
     kind = which.split()[0]
-    raise Violation(f"{which} is not one move on from the {kind} before: {show(output, before)}, then {show(output, after)}")
+    shown = f"{show(output, before, top_first)}, then {show(output, after, top_first)}"
+    raise Violation(f"{which} is not one move on from the {kind} before: {shown}")
 
 
-def show(output: Output, towers: Towers) -> str:
-    """A board as a failure shows it: each peg's name and its discs, top first."""
-    return "; ".join(f"{name}: {list(tower)}" for name, tower in zip(output.pegs, towers))
+def show(output: Output, towers: Towers, top_first: bool = True) -> str:
+    """A board as a failure shows it: each peg's name and its discs, top first or bottom first, as
+    the program lists them."""
+    return "; ".join(f"{name}: {list(tower if top_first else tower[::-1])}" for name, tower in zip(output.pegs, towers))
 
 
 class DrawingReader:
@@ -227,6 +269,8 @@ class DrawingReader:
         self._rows: list[str] = []
         self._towers: Towers | None = None
         self._drawings = 0
+        self.top_first = True
+        """A drawing's row shows a tower's discs from the top, left to right."""
 
     def read(self, line: str) -> list[Move]:
         """The move a drawing shows, at the blank line that ends it; none for the lines before."""
@@ -244,6 +288,8 @@ class DrawingReader:
         if before is None:
             if towers != [tuple(range(1, self._n + 1)), (), ()]:
                 raise Violation(f"the first drawing shows {show(self._output, towers)}, not all {self._n} discs on {self._names[0]}")
+            return []
+        if towers == before:  # the drawing before, drawn again: no move
             return []
         return [one_move(before, towers, self._output, f"drawing {self._drawings}")]
 
@@ -283,13 +329,15 @@ def _peg(pegs: dict[str, int], name: str) -> int:
         raise Unreadable(f"peg {shorten(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
 
 
-def _tower(text: str) -> tuple[int, ...]:
-    """A tower's discs, top first, from their numbers listed top first or bottom first."""
+def _tower(text: str) -> tuple[tuple[int, ...], bool | None]:
+    """A tower's discs, top first, from their numbers listed top first or bottom first, and which of
+    the two it was (None for a tower of fewer than two discs, which does not tell)."""
     discs = tuple(_disk(number) for number in re.split(r"[^0-9A-Za-z\u0080-\U0010ffff]+", text) if number)
+    order = None if len(discs) < 2 else discs[0] < discs[1]
     if list(discs) == sorted(discs):
-        return discs
+        return discs, order
     if list(discs) == sorted(discs, reverse=True):
-        return discs[::-1]
+        return discs[::-1], order
     raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
 
 

@@ -57,14 +57,15 @@ class Board:
     def _break(self, move: Move, rule: str) -> NoReturn:
         raise Violation(f"move {self.count} ({describe(move)}): {rule}")
 
-    def finish(self) -> None:
+    def finish(self, top_first: bool = False) -> None:
         """Check the run ended solved: every disc on the target peg. With no move past the optimal
-        count allowed, and none shorter possible, a solved board means an optimal run."""
+        count allowed, and none shorter possible, a solved board means an optimal run. The message
+        lists each peg's discs top first where the port printed them so, else bottom first."""
         if len(self.pegs[self.rules.target]) != self.n:
             raise Violation(
-                f"after {self.count} moves the discs are not all on peg {self.rules.target}: {self.layout()}"
+                f"after {self.count} moves the discs are not all on peg {self.rules.target}: {self.layout(top_first)}"
             )
 
-    def layout(self) -> str:
-        """The pegs' discs, bottom first, for a message."""
-        return "; ".join(f"peg {index}: {peg}" for index, peg in enumerate(self.pegs))
+    def layout(self, top_first: bool = False) -> str:
+        """The pegs' discs, bottom first (or top first), for a message."""
+        return "; ".join(f"peg {index}: {peg[::-1] if top_first else peg}" for index, peg in enumerate(self.pegs))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from conftest import ROOT
 from harness.discover import Built, load_port
+from harness.evaluate import evaluate
+from harness.model import Outcome, Reason
 from harness.normalise import LineReader
 
 GOOD = """\
@@ -151,3 +156,21 @@ def test_a_pattern_that_may_match_is_taken_and_reads_its_lines(tmp_path, pattern
     assert port.manifest_error is None, port.manifest_error
     [move] = LineReader(port.program("binary").output).read("0 2")
     assert (move.src, move.dst) == (0, 2)
+
+
+def test_cells_outside_min_n_and_max_n_are_skipped_saying_so(tmp_path):
+    folder = tmp_path / "bounded"
+    folder.mkdir()
+    shutil.copy(ROOT / "python" / "hanoi.py", folder / "hanoi.py")
+    (folder / "language.toml").write_text(
+        'methods = ["recursive"]\ncommand = ["python3", "hanoi.py", "{method}", "{n}"]\nmin_n = 1\nmax_n = 3\n'
+        "[output]\npatterns = ['Move disk of size (?P<disk>\\d+) from position (?P<src>\\d) to position (?P<dst>\\d)']\npegs = ['0', '1', '2']\n"
+    )
+    port = load_port(folder / "language.toml")
+    assert port.manifest_error is None, port.manifest_error
+    cells = [evaluate(port, "recursive", n) for n in range(5)]
+    assert [(cell.outcome, cell.reason, cell.detail) for cell in cells] == [
+        (Outcome.SKIPPED, Reason.OUT_OF_RANGE, "the program takes n ≥ 1"),
+        (Outcome.PASS, None, ""), (Outcome.PASS, None, ""), (Outcome.PASS, None, ""),
+        (Outcome.SKIPPED, Reason.OUT_OF_RANGE, "the program takes n ≤ 3"),
+    ]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from harness.discover import Output, load_port
 from harness.errors import Unreadable, Violation
 from harness.model import CLASSIC, CYCLIC, Move
-from harness.normalise import DrawingReader, LineReader, StateReader
+from harness.normalise import MAX_LINE_BYTES, DrawingReader, LineReader, OutputStream, StateReader
 
 PROLOG_LIKE = """\
 command = ["swipl", "hanoi.pl", "{method}", "{n}"]
@@ -141,7 +141,7 @@ START = drawing([[1, 2], [], []], 2)
         (drawing([[2], [1], []], 2), Violation, "the first drawing shows A: [2]; B: [1]; C: [], not all 2 discs on A"),
         (START + drawing([[], [1, 2], []], 2), Violation, "drawing 2 is not one move on from the drawing before"),
         (START + drawing([[2], [], [3]], 2), Violation, "drawing 2 is not one move on"),
-        (START + START, Violation, "drawing 2 is not one move on"),
+        (START + drawing([[], [], []], 2), Violation, "drawing 2 is not one move on"),
     ],
 )
 def test_a_drawing_that_is_malformed_or_no_single_move_is_refused(lines, error, message):
@@ -204,6 +204,23 @@ def test_states_after_each_move_read_back_as_those_moves(n, with_start):
     reader.finish()
 
 
+def test_a_board_printed_twice_in_a_row_is_no_move():
+    """A program that prints the board again (after a move, or before the first twice) has made no move."""
+    reader = StateReader(load_output(ROD_STATES), 2)
+    lines = rods([[1, 2], [], []]) * 2 + rods([[2], [1], []]) * 3 + rods([[], [1], [2]]) + rods([[], [], [1, 2]]) * 2
+    assert [move for line in lines for move in reader.read(line)] == [Move(1, 0, 1), Move(2, 0, 2), Move(1, 1, 2)]
+    reader.finish()
+    assert read_drawings(START + START + drawing([[2], [1], []], 2) * 2, 2) == [Move(1, 0, 1)]
+
+
+def test_a_state_program_that_lists_from_the_top_is_quoted_from_the_top():
+    top_first = "format = 'states'\npatterns = ['(?P<peg>[012]): ?(?P<discs>[0-9 ]*)']\npegs = ['0', '1', '2']\n"
+    reader = StateReader(load_output(top_first), 2)
+    with pytest.raises(Violation, match=re.escape("then 0: []; 1: [1, 2]; 2: []")):
+        for line in ["0: 1 2", "1:", "2:", "0:", "1: 1 2", "2:"]:
+            reader.read(line)
+
+
 def test_states_several_towers_a_line_in_peg_order_top_or_bottom_first():
     reader = StateReader(load_output("format = 'states'\npatterns = ['\\[*(?P<discs>[0-9, ]*)\\]*']\npegs = ['a', 'b', 'c']\nseparator = '\\], \\['\n"), 2)
     assert reader.read("[[2, 1], [], []]") == []
@@ -218,8 +235,9 @@ def test_states_several_towers_a_line_in_peg_order_top_or_bottom_first():
         (["0: 2 1", "1:"], Unreadable, "ends in the middle of a state, after 2 of its 3 towers"),
         (["0: 2 1", "0: 2 1"], Unreadable, "'0: 2 1' shows peg 0 a second time in one state"),
         (["0: 2 3 1", "1:", "2:"], Violation, "the tower '2 3 1' has a disc on a smaller one"),
-        (["0:", "1: 2 1", "2:"], Violation, "state 1 is not one move on from the state before: 0: [1, 2]; 1: []; 2: [], then 0: []; 1: [1, 2]; 2: []"),
-        (["0: 2", "1:", "2: 1", "0: 2", "1:", "2: 1"], Violation, "state 2 is not one move on"),
+        # the discs listed as the program lists them, bottom first
+        (["0:", "1: 2 1", "2:"], Violation, "state 1 is not one move on from the state before: 0: [2, 1]; 1: []; 2: [], then 0: []; 1: [2, 1]; 2: []"),
+        (["0: 2", "1:", "2: 1", "0:", "1:", "2:"], Violation, "state 2 is not one move on"),
         (["0: 2 x", "1:", "2:"], Unreadable, "matches none of the port's patterns"),
     ],
 )
@@ -229,3 +247,27 @@ def test_a_state_that_is_malformed_or_no_single_move_is_refused(lines, error, me
         for line in lines:
             reader.read(line)
         reader.finish()
+
+
+def test_a_long_line_with_a_separator_is_read_in_pieces_each_within_the_bound():
+    """Every move on one line, far longer than a line may be: it comes in pieces cut at separators,
+    all counted as line 1, and the next line is line 2."""
+    separator = load_output("patterns = ['(?P<src>\\\\d)(?P<dst>\\\\d)']\npegs = ['0', '1', '2']\nseparator = ', '\n").separator
+    moves = ", ".join(["02", "01", "21"] * 20_000)
+    blocks = iter([(moves + "\nlast\n").encode()[i:i + 5000] for i in range(0, len(moves) + 6, 5000)])
+    stream = OutputStream(blocks, separator)
+    pieces = []
+    while (piece := stream.line()) is not None and piece != b"last":
+        assert len(piece) <= MAX_LINE_BYTES and stream.lines == 1
+        pieces.append(piece.decode())
+    assert ", ".join(pieces) == moves
+    assert (piece, stream.lines) == (b"last", 2)
+
+
+def test_a_long_line_with_no_separator_in_reach_is_refused_and_counted_whole():
+    separator = load_output("patterns = ['(?P<src>\\\\d)(?P<dst>\\\\d)']\npegs = ['0', '1', '2']\nseparator = ', '\n").separator
+    stream = OutputStream(iter([b"02\n", "é".encode() * 10_000]), separator)
+    assert stream.line() == b"02"
+    with pytest.raises(Unreadable, match=re.escape("line 2 has more than 8,192 bytes between separators")) as raised:
+        stream.line()
+    assert "(at least 4,036 more characters)" in str(raised.value)
