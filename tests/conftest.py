@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,13 +140,13 @@ def left_behind(folder: Path) -> str | None:
     return None
 
 
-def harness_process(*args: str, tmpdir: Path, **popen) -> subprocess.Popen[str]:
+def harness_process(*args: str, tmpdir: Path, env_extra: dict[str, str] | None = None, **popen) -> subprocess.Popen[str]:
     """The harness command started as a process of its own, with ``tmpdir`` as its TMPDIR, and Ctrl-C
     as a terminal would send it: a test suite started in the background, where SIGINT is ignored,
     would otherwise pass that on, and the harness rightly keeps ignoring it."""
     return subprocess.Popen(
         [sys.executable, "-m", "harness", *args], cwd=ROOT, text=True,
-        env={**os.environ, "COLUMNS": "200", "TMPDIR": str(tmpdir)},
+        env={**os.environ, "COLUMNS": "200", **(env_extra or {}), "TMPDIR": str(tmpdir)},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **popen,
     )
 
@@ -247,3 +248,30 @@ class Listener:
 
     def close(self) -> None:
         self.server.close()
+
+
+def harness_measured(*args: str, env: dict[str, str], tmpdir: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
+    """The harness as a process of its own: what it printed, how long it took, and its own peak
+    resident memory in bytes (VmHWM, read while it runs: not its children's)."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", *args], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "200", **env, "TMPDIR": str(tmpdir)},
+    )
+    peak = 0
+
+    def watch() -> None:
+        nonlocal peak
+        while process.poll() is None:
+            try:
+                status = Path(f"/proc/{process.pid}/status").read_text()
+            except OSError:
+                return
+            peak = max([peak, *(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:"))])
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out, err = process.communicate(timeout=300)
+    watcher.join()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err), time.monotonic() - started, peak

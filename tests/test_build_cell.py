@@ -10,15 +10,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Listener, compare_json, left_behind, needs_bubblewrap, run_folder, valid_report
+from conftest import ROOT, Listener, compare_json, harness_measured, harness_process, left_behind, needs_bubblewrap, run_folder, valid_report
 from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
@@ -108,33 +106,6 @@ def test_a_failing_step_of_a_build_list_is_named_and_the_rest_not_run(tmp_path, 
     assert "missing.c" in cell.detail.splitlines()[1]
 
 
-def run_measured(*args: str, env: dict[str, str], tmpdir: Path) -> tuple[subprocess.CompletedProcess[str], float, int]:
-    """The harness as a process of its own: what it printed, how long it took, and its own peak
-    resident memory in bytes (VmHWM, read while it runs: not its children's)."""
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "harness", *args], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "200", **env, "TMPDIR": str(tmpdir)},
-    )
-    peak = 0
-
-    def watch() -> None:
-        nonlocal peak
-        while process.poll() is None:
-            try:
-                status = Path(f"/proc/{process.pid}/status").read_text()
-            except OSError:
-                return
-            peak = max([peak, *(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:"))])
-            time.sleep(0.05)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    out, err = process.communicate(timeout=300)
-    watcher.join()
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err), time.monotonic() - started, peak
-
-
 def test_a_build_that_floods_its_output_leaves_the_harness_small_and_the_other_ports_intact(tmp_path):
     """A gigabyte printed by a build: the harness keeps its first and last lines, stays under 200 MiB,
     and the Python port beside it passes."""
@@ -144,7 +115,7 @@ def test_a_build_that_floods_its_output_leaves_the_harness_small_and_the_other_p
     (root / "python").symlink_to(ROOT / "python")
     tmpdir = run_folder()
     try:
-        done, _, peak = run_measured(
+        done, _, peak = harness_measured(
             "--root", str(root), "compare", "--n", "3", "--method", "recursive", "--json", str(tmp_path / "report.json"),
             env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=tmpdir,
         )
@@ -214,3 +185,19 @@ def test_a_sandboxed_build_reaches_neither_the_network_nor_the_hosts_files(tmp_p
         escaped.unlink(missing_ok=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (accepted, wrote) == (0, False)
+
+
+def test_sigterm_during_a_build_ends_the_run_at_once_and_the_build_with_it(tmp_path, run_tmpdir):
+    root = tmp_path / "ports"
+    compiled_port(root, "slow", json.dumps(["sh", "-c", "sleep 40", "{binary}"]))
+    process = harness_process(
+        "--root", str(root), "compare", "--n", "3", "--method", "recursive", tmpdir=run_tmpdir,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env_extra={"HANOI_CACHE": str(tmp_path / "cache")},
+    )
+    time.sleep(2)  # the build has started, and sleeps
+    signalled = time.monotonic()
+    process.terminate()
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err.strip().splitlines()[-1]) == (143, "harness: stopped by SIGTERM")
+    assert time.monotonic() - signalled < 5
+    assert left_behind(run_tmpdir) is None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, harness, reference_digest
+from conftest import FAKE_PORTS, harness, harness_measured, reference_digest
 from harness.discover import discover, load_port
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
@@ -94,3 +94,17 @@ def test_bench_times_a_program_fed_on_stdin_or_read_as_states_or_with_lines_skip
     [cell] = [cell for cell in json.loads(report.read_text())["cells"] if cell["n"] == 6]
     assert (cell["status"], cell["moves"]) == ("timed", METHODS[method].optimal_count(6)), cell
     assert [run["moves"] for run in cell["runs"]] == [cell["moves"]]
+
+
+def test_every_move_on_one_line_is_read_in_bounded_memory_at_n_20(tmp_path, run_tmpdir):
+    """A 13 MB line, read in pieces cut at its separator: the cell passes and the harness stays small."""
+    runnable(PORTS["python-one-line"])
+    report = tmp_path / "report.json"
+    done, _, peak = harness_measured(
+        "--root", str(CONTRIBUTED), "compare", "--n", "20", "--lang", "python-one-line", "--method", "recursive",
+        "--json", str(report), env={}, tmpdir=run_tmpdir,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    [cell] = [cell for cell in json.loads(report.read_text())["cells"] if cell["method"] == "recursive"]
+    assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(20)), cell
+    assert peak < 200 << 20, f"the harness reached {peak >> 20} MiB"
