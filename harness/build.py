@@ -119,12 +119,18 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
     try:
         shutil.copytree(source, built.folder, symlinks=True)
         run_commands(steps, built.folder, start, timeout)
-        if any("{binary}" in shown for _, shown in steps) and not built.binary.is_file():
-            raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}")
+        require_program(steps, built.binary.is_file)
         (entry / DONE_NAME).touch()
     except BaseException:
         shutil.rmtree(entry, ignore_errors=True)
         raise
+
+
+def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], bool]) -> None:
+    """A build whose commands name {binary} must have made it: the command runs it. ``made`` tells
+    whether it is there, wherever the build ran."""
+    if any("{binary}" in shown for _, shown in steps) and not made():
+        raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}")
 
 
 def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: StartCommand, timeout: float) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.build import FOLDER_NAME, PROGRAM_NAME, commands, run_commands
+from harness.build import FOLDER_NAME, PROGRAM_NAME, commands, require_program, run_commands
 from harness.discover import Built, Port, Program
 from harness.errors import BuildFailed, ContainerError, first_line
 from harness.images import PORT_LABEL, engine, port_image
@@ -190,14 +190,17 @@ class PortContainer:
                 copy = ["sh", "-c", f'mkdir -p "$1" && cp -R {PORT_MOUNT}/. "$1"', "sh", str(built.folder)]
                 run_commands([(copy, "copying the port's folder to its build folder")], Path(BUILD_FOLDER), self._start, timeout)
                 run_commands(steps, built.folder, self._start, timeout)
-                if any("{binary}" in shown for _, shown in steps):
-                    check = ["test", "-f", str(built.binary)]
-                    try:
-                        run_commands([(check, "")], built.folder, self._start, timeout)
-                    except BuildFailed:
-                        raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}") from None
+                require_program(steps, lambda: self._is_file(built.binary, timeout))
                 self.built.add(entry)
         return built
+
+    def _is_file(self, path: Path, timeout: float) -> bool:
+        """Whether ``path`` is a file in this container."""
+        try:
+            run_commands([(["test", "-f", str(path)], f"test -f {path}")], Path(BUILD_FOLDER), self._start, timeout)
+        except BuildFailed:
+            return False
+        return True
 
     def _start(self, argv: list[str], folder: Path, seconds: float) -> ContainerCell:
         """One build command in this container, as a cell of it runs, in ``folder``."""
