@@ -49,13 +49,17 @@ _locks_guard = threading.Lock()
 _failures: dict[Path, str] = {}  # a build that failed is not tried again in the same run
 
 
-def build(port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand) -> Built | None:
+def build(
+    port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "", inside: Path | None = None
+) -> Built | None:
     """The built program for this cell (building it if it is not cached), or None if the program
-    needs no build. Cells that share a build wait for one another rather than build twice, and
+    needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
+    container's image): a build with other compilers is another build; ``inside``, where its
+    commands see the cache entry, if not where it is (mounted in a container). Cells that share a build wait for one another rather than build twice, and
     share its failure; another harness building the same is waited for too."""
     if not program.build:
         return None
-    entry = cache_root() / "builds" / port.name / _key(port, program, method, n)
+    entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain)
     built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
     with _locks_guard:
         lock = _locks.setdefault(entry, threading.Lock())
@@ -64,7 +68,8 @@ def build(port: Port, program: Program, method: str, n: int, timeout: float, sta
             raise BuildFailed(_failures[entry])
         if not (entry / DONE_NAME).is_file():
             try:
-                _build(port.folder, entry, built, commands(program, method, n, built), start, timeout)
+                steps = commands(program, method, n, built.at(inside) if inside else built)
+                _build(port.folder, entry, built, steps, start, timeout)
             except BuildFailed as error:
                 _failures[entry] = str(error)
                 raise
@@ -76,13 +81,14 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
     return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
-def _key(port: Port, program: Program, method: str, n: int) -> str:
-    """What the build is made of: its commands, the compilers they name, and the port's every file."""
-    digest = hashlib.sha256()
+def _key(port: Port, program: Program, method: str, n: int, toolchain: str) -> str:
+    """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
+    and the port's every file."""
+    digest = hashlib.sha256(toolchain.encode())
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
-        compiler = Path(shutil.which(argv[0]) or argv[0])
-        stamp = compiler.stat().st_mtime_ns if compiler.exists() else 0
+        compiler = Path(shutil.which(argv[0]) or argv[0]) if not toolchain else Path(argv[0])
+        stamp = compiler.stat().st_mtime_ns if compiler.exists() and not toolchain else 0
         digest.update(repr((argv, str(compiler.resolve()), stamp)).encode())
     digest.update(port.source_digest.encode())
     return digest.hexdigest()[:24]

@@ -8,6 +8,7 @@ written, 2 for a usage error, and 128 + the signal's number when interrupted (13
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import importlib.util
@@ -16,6 +17,8 @@ import math
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_
 from harness.containers import sweep_containers
 from harness.discover import Port, discover, find_root
 from harness.doctor import install, needs
+from harness.environment import SECRETS
 from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
 from harness.evaluate import evaluate, evaluate_all
 from harness.isolation import MODES, Isolation
@@ -38,6 +42,7 @@ from harness.model import METHODS, Outcome, Shard
 from harness.postgres import BACKENDS, Database, check_dsn, sweep_servers
 from harness.report import FORMATS, junit, markdown, port_info, render, render_list
 from harness.run import become_subreaper, missing_requirement, sweep_orphans
+from harness.runner import WAITS
 from harness.scaffold import new_language
 from harness.serialize import Report, Versions, commit, from_json, machine, merge_reports, now, to_json
 from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
@@ -272,8 +277,11 @@ def _progress() -> Progress:
 
 def _versions(ports: list[Port], database: Database, isolation: Isolation) -> Versions:
     """Each port's interpreters' versions: here, or in the port's image when it runs in containers."""
+    def said(version: str | None) -> str | None:
+        return SECRETS.mask(version) if version else version
+
     return {
-        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: isolation.version(port, req)[0] for req in port.requires}
+        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: said(isolation.version(port, req)[0]) for req in port.requires}
         for port in ports
     }
 
@@ -286,10 +294,24 @@ def _server_version(database: Database) -> str | None:
 
 
 def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> Database:
-    """The run's PostgreSQL, not yet started: it starts when a cell first needs it."""
+    """The run's PostgreSQL, not yet started: it starts when a cell first needs it. The DSN's
+    password is a secret: a port that prints it has it masked in every report."""
+    if dsn:
+        SECRETS.add(dsn)
+        SECRETS.add(_password(dsn))
     if settings.backend == "docker":
         _sweep_containers()
     return Database(settings.backend, dsn, folder=next((port.folder for port in ports if port.query), None))
+
+
+def _password(dsn: str) -> str | None:
+    """The password a connection string holds, if it holds one."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        return str(conninfo_to_dict(dsn).get("password") or "") or None
+    except Exception:  # noqa: BLE001 - a DSN too broken to read is refused, saying why, where it is used
+        return None
 
 
 def _isolation(settings: Settings) -> Isolation:
@@ -308,6 +330,10 @@ class ExitCode(enum.IntEnum):
     SIGNALLED = 128
 
 
+STOP_SECONDS = 4.0
+"""How long a stopped run may take to end its ports and servers before it gives up on them."""
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
 
@@ -316,15 +342,40 @@ class Terminated(KeyboardInterrupt):
         self.number = number
 
 
-def _terminate(number: int, _frame: object) -> None:
+def _stopped_by(number: int) -> str:
+    return "interrupted" if number == signal.SIGINT else f"stopped by {signal.Signals(number).name}"
+
+
+def _stop(number: int, _frame: object) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP: the run cleans up and ends, within STOP_SECONDS whatever a server or
+    the Docker engine does (the next run sweeps what could not be removed)."""
+    _give_up_after(STOP_SECONDS, number)
+    if number == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Terminated(number)
+
+
+@functools.cache
+def _give_up_after(seconds: float, number: int) -> None:
+    """End the process in ``seconds``, naming what it still waited on, if it has not ended by then."""
+
+    def give_up() -> None:
+        time.sleep(seconds)
+        waited = WAITS.names()
+        on = f"; gave up after {seconds:g} s waiting for {', '.join(waited)}" if waited else ""
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"harness: {_stopped_by(number)}{on}\n")
+            sys.stderr.flush()
+        os._exit(ExitCode.SIGNALLED + number)
+
+    threading.Thread(target=give_up, name="give-up", daemon=True).start()
 
 
 def main() -> None:
     """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
     Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal."""
-    for handled in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(handled, _terminate)
+    for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(handled, _stop)
     become_subreaper()
     try:
         code = cli.main(standalone_mode=False)
@@ -338,7 +389,7 @@ def main() -> None:
     except (click.Abort, KeyboardInterrupt) as error:
         cause = error.__cause__ if isinstance(error, click.Abort) else error
         number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
-        click.echo(f"harness: {'interrupted' if number == signal.SIGINT else 'stopped by ' + signal.Signals(number).name}", err=True)
+        click.echo(f"harness: {_stopped_by(number)}", err=True)
         sys.exit(ExitCode.SIGNALLED + number)
     sys.exit(code)
 
@@ -515,7 +566,7 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
         cell = evaluate(
             port, method, settings.ns[0], settings, database, isolated,
-            on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
+            on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
         )
     sys.stdout.flush()
     if cell.outcome is not Outcome.PASS:

@@ -1,15 +1,14 @@
-"""The run's containers: each port's cells run by ``docker exec`` in containers of the port's image
-(images.py), one cell at a time in each, with no network, a read-only root and the run's limits; and
-the sweep of containers that a killed run left behind.
+"""The run's containers: each cell, and each command of a build, runs in a fresh container of its
+port's image (images.py), started for it and removed after it, so nothing one cell leaves (files in
+/tmp, shared memory, a process) reaches the next; with no network, a read-only root, the run's
+limits and an allowlisted environment. And the sweep of containers a killed run left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import queue
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,10 +19,11 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.build import FOLDER_NAME, PROGRAM_NAME, commands, require_program, run_commands
+from harness.build import StartCommand
 from harness.discover import Built, Port, Program
-from harness.errors import BuildFailed, ContainerError, first_line
-from harness.images import PORT_LABEL, engine, port_image
+from harness.environment import port_environment
+from harness.errors import ContainerError, first_line
+from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.run import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
@@ -35,13 +35,16 @@ STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
 PORT_MOUNT = "/port"
-BUILD_FOLDER = "/build"
-"""Where a compiled port is built, in the container: the only place a cell may execute what it wrote."""
+BUILD_MOUNT = Path("/build")
+"""Where a build's cache entry is mounted in its containers: a path every user may reach, as the
+entry's own may not be (below /root, say)."""
 TMP_SIZE = "256m"
 QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
-"""What runs in a container between cells; the process limit leaves room for them."""
+"""What runs in a container besides its cell; the process limit leaves room for them."""
+IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The PATH of a Debian image: a program in a container finds its interpreters there, not where the host has them."""
 
 
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
@@ -49,35 +52,17 @@ OWNER_LABEL = "org.hanoi-polyglot.harness"
 SWEEP_TIMEOUT = 10
 
 
-def _pid_space() -> str | None:
-    """The host, boot and process namespace in which this harness's pids mean something, for telling
-    whether the harness that owns a container is gone; None where /proc cannot say (not Linux)."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-        return f"{socket.gethostname()}/{boot}/{Path('/proc/self/ns/pid').readlink()}"
-    except OSError:
-        return None
-
-
-PID_SPACE = _pid_space()
-OWNER = f"{PID_SPACE}:{HARNESS}" if PID_SPACE else ""
-"""This harness process, among all that may share an engine: the owner of the containers it starts
-(none where its liveness cannot be judged, so that no later run removes them)."""
-
-
 def container_labels(port: str) -> dict[str, str]:
     """A port's container's labels: the port, the TMPDIR of the harness run that started it (the run's
     own scope, as for its processes in run.py) and that harness, so that one run's containers can be
     told from another's, and those of a run that was killed found by the next."""
-    return {PORT_LABEL: port, RUN_LABEL: os.environ.get("TMPDIR", ""), OWNER_LABEL: OWNER}
+    return {PORT_LABEL: port, RUN_LABEL: os.environ.get("TMPDIR", ""), OWNER_LABEL: HARNESS}
 
 
 def sweep_containers() -> int:
     """Remove the containers an earlier harness run left, because it was killed before it could: they
-    carry this run's TMPDIR, and their harness, in this same process namespace, is gone. Returns how
-    many; 0 where no engine answers in a few seconds, or where liveness cannot be judged."""
-    if PID_SPACE is None:
-        return 0
+    carry this run's TMPDIR, and their harness is provably gone (run.alive). Returns how many; 0
+    where no engine answers in a few seconds."""
     try:
         client = engine(SWEEP_TIMEOUT)
     except ContainerError:
@@ -86,14 +71,13 @@ def sweep_containers() -> int:
     try:
         found = client.containers.list(all=True, ignore_removed=True, filters={"label": f"{RUN_LABEL}={os.environ.get('TMPDIR', '')}"})
         for container in found:
-            space, _, harness = container.labels.get(OWNER_LABEL, "").rpartition(":")
-            if space == PID_SPACE and harness and not alive(harness):
+            if not alive(container.labels.get(OWNER_LABEL, "")):
                 try:
                     container.remove(force=True)
                     removed += 1
                 except docker.errors.DockerException:  # gone already, or being removed by another run
                     pass
-    except docker.errors.DockerException:
+    except Exception:  # noqa: BLE001 - the SDK's errors and requests' share no base: no sweep this time
         pass
     finally:
         client.close()
@@ -101,48 +85,101 @@ def sweep_containers() -> int:
 
 
 class PortContainers:
-    """The run's containers: for each port, one container, or as many as run its cells at once, each
-    running one cell at a time (so a container's limits are that cell's), started from the port's
-    image with no network, a read-only root, the port's folder read-only at /port, a private /tmp,
-    and the run's memory and process limits; all removed by :meth:`close`."""
+    """The run's containers: a fresh one for each cell and each build command, started from the
+    port's image, removed when it is over, and all removed by :meth:`close`. The engine is reached
+    once per run, each port's image made once per run (a failure to make it, too, is said once)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self._client: docker.DockerClient | None = None
-        self._idle: dict[Path, list[PortContainer]] = {}
-        self._all: list[PortContainer] = []
+        self._engine: Engine | ContainerError | None = None
+        self._images: dict[Path, str | ContainerError] = {}
+        self._running: set[PortContainer] = set()
         self._lock = threading.Lock()
         self._closing = False
 
-    def take(self, port: Port) -> PortContainer:
-        """An idle container of this port, started if there is none; :class:`ContainerError` if it cannot be."""
-        folder = port.folder
+    def engine(self) -> Engine:
+        """The run's engine; :class:`ContainerError` if none answers (said again for each cell, asked once)."""
+        with self._lock:
+            if self._engine is None:
+                try:
+                    self._engine = Engine()
+                except ContainerError as error:
+                    self._engine = error
+            if isinstance(self._engine, ContainerError):
+                raise self._engine
+            return self._engine
+
+    def image(self, port: Port) -> str:
+        """The port's image, made the first time a cell asks; :class:`ContainerError` if it cannot be."""
+        engine = self.engine()
+        made = self._images.get(port.folder)
+        if made is None:
+            try:
+                made = engine.call(f"making the image of {port.name}", port_image, engine.client, port.name, port.folder, port.requires)
+            except ContainerError as error:
+                made = error
+            self._images[port.folder] = made
+        if isinstance(made, ContainerError):
+            raise made
+        return made
+
+    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER) -> PortContainer:
+        """A fresh container of the port's image, for one cell or one build command, with ``mounts``
+        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it)."""
+        image = self.image(port)
         with self._lock:
             if self._closing:
                 raise ContainerError("the run is closing: no container starts now")
-            idle = self._idle.setdefault(folder, [])
-            if idle:
-                return idle.pop()
-            if self._client is None:
-                self._client = engine()
-            client = self._client
-        image = port_image(client, port.name, folder, port.requires)
-        container = PortContainer(client, image, folder, self.limits)
+        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user)
         with self._lock:
-            self._all.append(container)
+            self._running.add(container)
+            closing = self._closing
+        if closing:
+            self.discard(container)
+            raise ContainerError("the run is closing: no container starts now")
         return container
 
-    def give_back(self, container: PortContainer) -> None:
-        """A container whose cell is over, idle again for the next cell of its port."""
+    def cell(self, port: Port, program: Program, method: str, n: int, timeout: float, built: Built | None) -> ContainerCell:
+        """A cell's program running in a container of its own, its build (if it has one) read-only at BUILD_MOUNT."""
+        container = self.start(port, {built.folder.parent: f"{BUILD_MOUNT}:ro"} if built else None)
+        argv = program.argv(method, n, built.at(BUILD_MOUNT) if built else None)
+        return ContainerCell(container, argv, timeout, done=lambda: self.discard(container), stdin=program.stdin(method, n), names=program.env)
+
+    def builder(self, port: Port, program: Program) -> StartCommand:
+        """How a build's commands run here: each in a container of its own, as this machine's user, with
+        only the build's cache entry (the parent of its folder) writable."""
+
+        def start(argv: list[str], folder: Path, seconds: float) -> ContainerCell:
+            container = self.start(port, {folder.parent: f"{BUILD_MOUNT}:rw"}, user=f"{os.getuid()}:{os.getgid()}")
+            workdir = BUILD_MOUNT / folder.name
+            return ContainerCell(container, argv, seconds, done=lambda: self.discard(container), workdir=workdir, names=program.env)
+
+        return start
+
+    def version(self, port: Port, argv: list[str]) -> tuple[str | None, str]:
+        """What a version command says in the port's image, and why it says nothing, if it does not."""
+        if not argv:
+            return None, "the manifest gives no version command"
+        try:
+            container = self.start(port)
+        except ContainerError as error:
+            return None, str(error)
+        try:
+            return container.version(argv)
+        finally:
+            self.discard(container)
+
+    def discard(self, container: PortContainer) -> None:
+        """Remove a container whose cell is over."""
         with self._lock:
-            self._idle.setdefault(container.folder, []).append(container)
+            self._running.discard(container)
+        container.remove()
 
     def close(self) -> None:
         """Remove every container of the run; none starts after this."""
         with self._lock:
             self._closing = True
-            containers, self._all = self._all, []
-            self._idle.clear()
+            containers, self._running = list(self._running), set()
         for container in containers:
             container.remove()
 
@@ -154,121 +191,97 @@ class PortContainers:
 
 
 class PortContainer:
-    """One started container of a port, kept for the run, idle between cells."""
+    """One started container of a port's image, for one cell or one build command."""
 
-    def __init__(self, client: docker.DockerClient, image: str, folder: Path, limits: Limits) -> None:
-        self.client, self.folder = client, folder
-        self.built: set[Path] = set()
-        """The build folders finished in this container."""
-        self._build_lock = threading.Lock()
+    def __init__(self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str) -> None:
+        self.engine, self.name, self.user = engine, port.name, user
+        volumes = {str(port.folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}
+        for path, place in mounts.items():
+            inside, _, mode = place.rpartition(":")
+            volumes[str(path)] = {"bind": inside, "mode": mode}
         try:
-            self.container = client.containers.run(
+            self.container = engine.call(
+                f"starting a container of {port.name}", engine.client.containers.run,
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
-                tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}", BUILD_FOLDER: f"rw,exec,nosuid,nodev,size={TMP_SIZE}"},
-                volumes={str(folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}, working_dir=PORT_MOUNT,
+                tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}"}, volumes=volumes, working_dir=PORT_MOUNT,
                 mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(folder.name),
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name),
             )
+            engine.call(f"starting a container of {port.name}", self.container.reload)
         except docker.errors.DockerException as error:
-            raise ContainerError(f"the container of {folder.name} did not start: {first_line(error)}") from None
-        self.container.reload()
+            raise ContainerError(f"the container of {port.name} did not start: {first_line(error)}") from None
         self.group = CellGroup.of_process(self.container.attrs["State"]["Pid"], limits)
         """The container's control group, read from here to name a limit the cell crossed; None if unreadable."""
 
-    def build(self, program: Program, method: str, n: int, timeout: float) -> Built | None:
-        """The program built in this container with its image's toolchain (once per container), in a
-        private copy of the port's folder, or None if it needs no build; :class:`BuildFailed` if the
-        build fails or makes no {binary}."""
-        if not program.build:
-            return None
-        key = hashlib.sha256(repr(program.build).encode() + f"{method} {n}".encode()).hexdigest()[:16]
-        entry = Path(BUILD_FOLDER) / key
-        built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
-        steps = commands(program, method, n, built)
-        with self._build_lock:
-            if entry not in self.built:
-                copy = ["sh", "-c", f'mkdir -p "$1" && cp -R {PORT_MOUNT}/. "$1"', "sh", str(built.folder)]
-                run_commands([(copy, "copying the port's folder to its build folder")], Path(BUILD_FOLDER), self._start, timeout)
-                run_commands(steps, built.folder, self._start, timeout)
-                require_program(steps, lambda: self._is_file(built.binary, timeout))
-                self.built.add(entry)
-        return built
-
-    def _is_file(self, path: Path, timeout: float) -> bool:
-        """Whether ``path`` is a file in this container."""
-        try:
-            run_commands([(["test", "-f", str(path)], f"test -f {path}")], Path(BUILD_FOLDER), self._start, timeout)
-        except BuildFailed:
-            return False
-        return True
-
-    def _start(self, argv: list[str], folder: Path, seconds: float) -> ContainerCell:
-        """One build command in this container, as a cell of it runs, in ``folder``."""
-        return ContainerCell(self, argv, seconds, done=lambda: None, workdir=folder)
-
-    def execute(self, argv: list[str], stdin: bytes | None = None, workdir: Path = Path(PORT_MOUNT)) -> str:
-        """Start ``argv`` in the container as a cell's process, returning the exec's id. Its standard
-        input, if it has some, comes through the environment and a pipe from the container's shell:
-        an exec's own stdin would need a socket held open beside the output stream."""
-        environment = {"HOME": "/tmp", "TMPDIR": "/tmp"}
+    def execute(self, argv: list[str], stdin: bytes | None, workdir: Path, names: tuple[str, ...]) -> str:
+        """Start ``argv`` in the container, returning the exec's id. It sees the allowlisted environment
+        (environment.py) and the manifest's ``names``. Its standard input, if it has some, comes through
+        the environment and a pipe from the container's shell: an exec's own stdin would need a socket
+        held open beside the output stream."""
+        environment = port_environment(names, home="/tmp", tmpdir="/tmp", path=IMAGE_PATH)
         if stdin is not None:
             environment[STDIN_VARIABLE] = stdin.decode("utf-8", "replace")
             argv = ["sh", "-c", f'printf %s "${STDIN_VARIABLE}" | "$@"', "sh", *argv]
-        created: dict[str, str] = self.client.api.exec_create(
-            self.container.id, argv, stdout=True, stderr=True, user=CELL_USER, workdir=str(workdir), environment=environment,
+        created: dict[str, str] = self.engine.call(
+            f"starting a program in a container of {self.name}", self.engine.client.api.exec_create,
+            self.container.id, argv, stdout=True, stderr=True, user=self.user, workdir=str(workdir), environment=environment,
         )
         return created["Id"]
 
     def version(self, argv: list[str]) -> tuple[str | None, str]:
         """The first line a version command prints in this container, and why not, if it cannot say."""
-        if not argv:
-            return None, "the manifest gives no version command"
         try:
-            done = self.container.exec_run(argv, user=CELL_USER, workdir=PORT_MOUNT)
-        except docker.errors.DockerException as error:
-            return None, f"{' '.join(argv)} could not run in the port's container: {error}"
+            done = self.engine.call(f"asking a version in a container of {self.name}", self.container.exec_run, argv, user=self.user, workdir=PORT_MOUNT)
+        except (docker.errors.DockerException, ContainerError) as error:
+            return None, f"{' '.join(argv)} could not run in the port's container: {first_line(error)}"
         lines = [line.strip() for line in done.output.decode("utf-8", "replace").splitlines() if line.strip()]
         if done.exit_code != 0:
             return None, f"{' '.join(argv)} exited with code {done.exit_code} in the port's container"
         return (lines[0], "") if lines else (None, f"{' '.join(argv)} printed nothing")
 
     def kill_cell(self) -> None:
-        """Kill every process a cell left in the container: all of nobody's (the idle process is root's)."""
+        """Kill every process the cell left in the container: all of its user's (the idle process is
+        root's). The container stays, so that its control group can still tell what the cell used."""
         if self.group and len(self.group.pids()) <= len(IDLE_PROCESSES):
             return  # nothing left: no exec needed
-        with contextlib.suppress(docker.errors.DockerException):  # the container is gone, and the cell with it
-            self.client.api.exec_start(self.client.api.exec_create(self.container.id, ["sh", "-c", "kill -KILL -1"], user=CELL_USER)["Id"])
+        api, what = self.engine.client.api, f"stopping a program in a container of {self.name}"
+        with contextlib.suppress(docker.errors.DockerException, ContainerError):  # the container is gone, and the cell with it; or the engine is silent
+            killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
+            self.engine.call(what, api.exec_start, killer["Id"])
 
     def remove(self) -> None:
         """Remove the container and whatever runs in it; one gone already is fine."""
-        with contextlib.suppress(docker.errors.DockerException):
-            self.container.remove(force=True)
+        with contextlib.suppress(docker.errors.DockerException, ContainerError):  # gone already; or, the engine silent, left to the sweep
+            self.engine.call(f"removing a container of {self.name}", self.container.remove, force=True)
 
 
 class ContainerCell(Runner):
-    """One cell's program run by ``docker exec`` in a container of its port, which is the cell's
-    alone until :meth:`finish` gives it back."""
+    """One cell's program (or one build command) run by ``docker exec`` in a container of its own,
+    removed by ``done`` once the cell is over. An engine that stops answering is an error naming it
+    (:class:`ContainerError`), never the program's time-out."""
 
     def __init__(
         self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None,
-        workdir: Path = Path(PORT_MOUNT),
+        workdir: Path = Path(PORT_MOUNT), names: tuple[str, ...] = (),
     ) -> None:
-        """``done`` is called once the cell is over and the container idle again; the program runs in
-        ``workdir`` (the port's folder, or a build's own)."""
+        """The program runs in ``workdir`` (the port's folder, or a build's own) and sees the variables
+        ``names`` lists beside the allowlisted ones."""
         super().__init__(timeout)
         self.container, self._done = container, done
         self.returncode: int | None = None
         self._result: Finish | None = None
+        self._released = False
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
         self._stderr = StderrKeeper()
         if container.group:
             container.group.begin()
+        engine = container.engine
         try:
-            self._exec = container.execute(argv, stdin, workdir)
-            stream = container.client.api.exec_start(self._exec, stream=True, demux=True)
-        except docker.errors.DockerException as error:
-            done()
-            raise ContainerError(f"the cell did not start in the container of {container.folder.name}: {first_line(error)}") from None
+            self._exec = container.execute(argv, stdin, workdir, names)
+            stream = engine.call(f"starting a program in a container of {container.name}", engine.client.api.exec_start, self._exec, stream=True, demux=True)
+        except (docker.errors.DockerException, ContainerError) as error:
+            self._release()
+            raise ContainerError(f"the cell did not start in the container of {container.name}: {first_line(error)}") from None
         self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._reader.start()
 
@@ -283,15 +296,17 @@ class ContainerCell(Runner):
                 elif out:
                     self._blocks.put(out)
                 first = first and not out
-        except Exception:  # the container was removed under the stream: the run is closing
+        except Exception:  # noqa: BLE001 - the container was removed under the stream: the cell is over
             pass
         finally:
             self._blocks.put(None)
 
     def _state(self) -> dict[str, Any] | None:
-        """The engine's view of the exec; None once the engine no longer knows it (its container is gone)."""
+        """The engine's view of the exec; None once the engine no longer knows it (its container is
+        gone); :class:`ContainerError` if the engine does not answer."""
+        engine = self.container.engine
         try:
-            state: dict[str, Any] = self.container.client.api.exec_inspect(self._exec)
+            state: dict[str, Any] = engine.call(f"asking how a program in {self.container.name}'s container runs", engine.client.api.exec_inspect, self._exec)
         except docker.errors.DockerException:
             return None
         return state
@@ -312,11 +327,13 @@ class ContainerCell(Runner):
 
     def output(self) -> Iterator[bytes]:
         """The program's stdout in blocks, until it ends (a process it left behind holding the
-        output is killed), until a limit is crossed, or until the deadline."""
+        output is killed), until a limit is crossed, or until the deadline: the engine, asked first,
+        must answer for the time-out to be the program's."""
         exited_at: float | None = None
         while not self.stopped:
             now = time.monotonic()
             if now >= self.deadline:
+                self._ended()  # raises if the engine is what stopped answering
                 self._expire()
                 return
             if self._breach():
@@ -342,19 +359,35 @@ class ContainerCell(Runner):
         self.container.kill_cell()
 
     def finish(self) -> Finish:
-        """How the program ended, and the container given back idle."""
+        """How the program ended, and its container removed; :class:`ContainerError` if the engine
+        stopped answering."""
         if self._result is not None:
             return self._result
-        self._reader.join(max(self.deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
-        if self._reader.is_alive():
-            self._expire()
-            self._reader.join()
-        self.returncode = self._exit_code()
-        self.container.kill_cell()
-        group = self.container.group
-        limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
+        try:
+            self.container.engine.check()  # a silent engine ends no program: waiting for it to end is waiting in vain
+            self._reader.join(max(self.deadline - time.monotonic(), 0) + EXIT_GRACE_SECONDS)
+            if self._reader.is_alive():
+                self._ended()  # the engine must answer before the program is said to have run out of time
+                self._expire()
+                self._reader.join(self.container.engine.timeout)
+            self.returncode = self._exit_code()
+            self.container.kill_cell()
+            group = self.container.group
+            limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
+        finally:
+            self._release()
         self._result = ended(self.returncode or 0, self.timed_out, self.stopped, self._stderr, limit, usage)
         if self.returncode is None and not (self.timed_out or self.stopped):
             self._result = replace(self._result, failure=NO_EXIT_CODE)
-        self._done()
         return self._result
+
+    def close(self) -> None:
+        """Leave nothing of the cell behind, whatever the engine does: its container goes (or, with an
+        engine that no longer answers, is left to the next run's sweep)."""
+        with contextlib.suppress(ContainerError):
+            self.finish()
+
+    def _release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._done()

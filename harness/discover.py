@@ -20,13 +20,14 @@ from typing import Any, NamedTuple
 
 import regex
 
+from harness.environment import VARIABLE_NAME, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS
 from harness.patterns import never_matches
 
 MANIFEST = "language.toml"
 OUTPUT_FORMATS = ("lines", "states", "drawings")
-PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires")
+PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
 PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
@@ -99,6 +100,8 @@ class Program:
     min_n: int = 0
     max_n: int = 64
     requires: tuple[Requirement, ...] = ()
+    env: tuple[str, ...] = ()
+    """The harness's variables the program sees where it is held (sandbox, container), beyond the locale and terminal."""
 
     def argv(self, method: str, n: int, built: Built | None = None) -> list[str]:
         """The command for one cell, {method} and {n} filled in, and {binary} and {build} where it was built."""
@@ -128,6 +131,10 @@ class Built(NamedTuple):
 
     folder: Path
     binary: Path
+
+    def at(self, entry: Path) -> Built:
+        """The same build as seen where its cache entry is mounted at ``entry`` (in a container)."""
+        return Built(entry / self.folder.name, entry / self.binary.name)
 
 
 SHOWN_BUILD = Built(Path("{build}"), Path("{binary}"))
@@ -293,7 +300,8 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables")
         return Program(
-            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry) for entry in requires)
+            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry) for entry in requires),
+            _variables(data),
         )
     except ManifestError as error:
         raise ManifestError(f"{where}{error}") from None
@@ -355,6 +363,17 @@ def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ManifestError(f"'{key}' must be a list of strings")
     return tuple(value)
+
+
+def _variables(data: dict[str, Any]) -> tuple[str, ...]:
+    """The ``env`` key: names of variables, none that holds a secret."""
+    names = _strings(data, "env")
+    for name in names:
+        if not VARIABLE_NAME.fullmatch(name):
+            raise ManifestError(f"'env' names environment variables; {name!r} is not a variable's name")
+        if secret_name(name):
+            raise ManifestError(f"'env' may not name {name}: a variable that holds a secret never reaches a port")
+    return names
 
 
 def _query(folder: Path, table: object) -> Query:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program
+from harness.environment import SECRETS
 from harness.errors import CellError, OutOfTime, Unavailable, Unreadable, Violation
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.isolation import Isolation
@@ -53,6 +54,7 @@ def evaluate(
     started = time.perf_counter()
     _play(cell, port, settings, database, isolation or Isolation(), on_line, on_move)
     cell.seconds = time.perf_counter() - started
+    cell.detail, cell.diff = SECRETS.mask(cell.detail), [SECRETS.mask(line) for line in cell.diff]
     return cell
 
 
@@ -71,10 +73,14 @@ def _play(
         return
     reading = _Reading(cell, port.program(cell.method), on_line, on_move, process.deadline)
     with process:
-        reading.read(process.output(), process.expired)
-        if not reading.read_all:
-            process.stop()
-        finish = process.finish()
+        try:
+            reading.read(process.output(), process.expired)
+            if not reading.read_all:
+                process.stop()
+            finish = process.finish()
+        except CellError as error:  # what runs the program stopped answering (a server, the engine)
+            cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
+            return
     reading.judge(finish, settings.timeout)
 
 

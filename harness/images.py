@@ -14,33 +14,81 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import docker
 import docker.errors
+import requests.exceptions
 
 from harness.discover import Requirement, tree_digest
 from harness.errors import ContainerError, first_line
+from harness.runner import WAITS
 
 CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
 REGISTRY_BASE = "debian:bookworm-slim"
 IMAGE_REPOSITORY = "hanoi-polyglot"
-BUILD_TIMEOUT = 1800
+ENGINE_TIMEOUT = 10.0
+"""How long one call into the Docker engine may take: one that takes longer finds the engine frozen."""
+IMAGE_BUILD_TIMEOUT = 1800.0
+IMAGE_BUILD_SILENCE = 300.0
+"""An image build may take half an hour, and be silent for five minutes at a time (a big download)."""
 ERROR_LINES = 12
 PORT_LABEL = "org.hanoi-polyglot.port"
 """The label that names the port an image or a container is of."""
 
+Result = TypeVar("Result")
+Arguments = ParamSpec("Arguments")
 
 
-def engine(timeout: float = BUILD_TIMEOUT) -> docker.DockerClient:
-    """A client of the Docker engine the environment names; :class:`ContainerError` if none answers."""
+def engine(timeout: float = ENGINE_TIMEOUT) -> docker.DockerClient:
+    """A client of the Docker engine the environment names, each call of which waits at most
+    ``timeout`` seconds for an answer; :class:`ContainerError` if none answers."""
     try:
         client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
         raise ContainerError(f"no Docker engine answers ({first_line(error)})") from None
     return client
+
+
+class Engine:
+    """The Docker engine of one run, every call into it bounded in time. An engine that once does not
+    answer (frozen, stopped, its socket gone) is silent for the rest of the run: each later call says
+    so at once rather than wait again, so a run with no engine ends as soon as its cells do."""
+
+    def __init__(self, timeout: float = ENGINE_TIMEOUT) -> None:
+        self.timeout = timeout
+        self.client = engine(timeout)
+        self._silence: str | None = None
+
+    def call(self, what: str, function: Callable[Arguments, Result], *args: Arguments.args, **kwargs: Arguments.kwargs) -> Result:
+        """``function(*args, **kwargs)``, a call into the engine for ``what`` (``removing a container``);
+        the engine's own refusals (DockerException) pass through as they are, while an engine that does
+        not answer is a :class:`ContainerError` naming it and what was asked."""
+        self.check()
+        try:
+            with WAITS.on(f"the Docker engine ({what})"):
+                return function(*args, **kwargs)
+        except docker.errors.DockerException:
+            raise
+        except (requests.exceptions.RequestException, OSError) as error:
+            timed_out = isinstance(error, requests.exceptions.Timeout)
+            why = f"within {self.timeout:g} s" if timed_out else f"({first_line(error)})"
+            self._silence = f"the Docker engine did not answer {why}, {what}"
+            raise ContainerError(self._silence) from None
+
+    def check(self) -> None:
+        """Raise the :class:`ContainerError` that says the engine stopped answering, if it has."""
+        if self._silence:
+            raise ContainerError(self._silence)
+
+    def close(self) -> None:
+        """Let go of the engine's connections."""
+        self.client.close()
 
 
 def base_image(client: docker.DockerClient) -> str:
@@ -73,7 +121,7 @@ def port_image(client: docker.DockerClient, name: str, folder: Path, requires: t
         try:
             client.images.get(tag)
         except docker.errors.ImageNotFound:
-            _build(client, folder, tag, base, recipe, context)
+            _build(folder, tag, base, recipe, context)
     return tag
 
 
@@ -110,17 +158,29 @@ def _content_key(client: docker.DockerClient, base: str, recipe: str, context: P
     return digest.hexdigest()[:16]
 
 
-def _build(client: docker.DockerClient, folder: Path, tag: str, base: str, recipe: str, context: Path | None) -> None:
-    """Build the folder's own Containerfile in the folder, or a recipe of packages with no context."""
+def _build(folder: Path, tag: str, base: str, recipe: str, context: Path | None) -> None:
+    """Build the folder's own Containerfile in the folder, or a recipe of packages with no context,
+    within IMAGE_BUILD_TIMEOUT, on a connection of its own that may be silent IMAGE_BUILD_SILENCE."""
     source = {"path": str(context.resolve()), "dockerfile": CONTAINERFILE} if context else {"fileobj": io.BytesIO(recipe.encode())}
+    said: list[str] = []
+    deadline = time.monotonic() + IMAGE_BUILD_TIMEOUT
+    builder = docker.from_env(timeout=IMAGE_BUILD_SILENCE)
     try:
-        client.images.build(
-            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: folder.name},
+        stream = builder.api.build(
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: folder.name}, decode=True,
         )
-    except docker.errors.BuildError as error:
-        said = [entry["stream"].rstrip() for entry in error.build_log if entry.get("stream", "").strip()]
-        tail = "\n".join(said[-ERROR_LINES:])
-        hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
-        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}{hint}\n{tail}".rstrip()) from None
+        for entry in stream:
+            if entry.get("stream", "").strip():
+                said = [*said[-ERROR_LINES + 1:], entry["stream"].rstrip()]
+            if "error" in entry:
+                hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
+                tail = "\n".join(said)
+                raise ContainerError(f"building the image of {folder.name} failed: {first_line(entry['error'])}{hint}\n{tail}".rstrip())
+            if time.monotonic() > deadline:
+                raise ContainerError(f"building the image of {folder.name} took more than {IMAGE_BUILD_TIMEOUT:g} s")
     except docker.errors.APIError as error:
         raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}") from None
+    except requests.exceptions.RequestException as error:
+        raise ContainerError(f"building the image of {folder.name}: the Docker engine did not answer ({first_line(error)})") from None
+    finally:
+        builder.close()

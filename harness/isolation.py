@@ -18,15 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.build import build
-from harness.containers import ContainerCell, PortContainers
+from harness.containers import BUILD_MOUNT, PortContainers
 from harness.discover import Built, Port, Program, Requirement
-from harness.errors import ContainerError, StartFailed
+from harness.environment import port_environment
+from harness.errors import StartFailed
 from harness.limits import Limits
 from harness.run import PortProcess, version
 from harness.runner import Runner
 from harness.settings import Settings
 
 MODES = ("subprocess", "sandbox", "container")
+RUNTIME_FOLDERS = (Path("/run"), Path("/var/run"))
+"""Where a machine keeps its services' sockets; empty in the sandbox (/var/run is often a link to /run)."""
 BWRAP = "bwrap"
 BWRAP_INSTALL = "Debian: apt-get install bubblewrap"
 
@@ -59,33 +62,27 @@ class Isolation:
             raise StartFailed(f"could not start the port's program: {error}") from None
 
     def _start(self, port: Port, program: Program, method: str, n: int, settings: Settings) -> Runner:
-        if self.mode == "container":
-            containers = self.containers
-            assert containers is not None
-            container = containers.take(port)
-            try:
-                built = container.build(program, method, n, settings.build_seconds)
-            except BaseException:
-                containers.give_back(container)
-                raise
-            argv = program.argv(method, n, built)
-            return ContainerCell(
-                container, argv, settings.timeout, done=lambda: containers.give_back(container), stdin=program.stdin(method, n)
-            )
         built = self.build(port, program, method, n, settings.build_seconds)
-        argv = program.argv(method, n, built)
+        if self.containers is not None:
+            return self.containers.cell(port, program, method, n, settings.timeout, built)
+        argv, stdin = program.argv(method, n, built), program.stdin(method, n)
         if self.mode == "sandbox":
             argv = sandboxed(argv, port.folder, readable=[port.folder, *([built.folder.parent] if built else [])])
-        return PortProcess(argv, port.folder, settings.timeout, program.stdin(method, n), limits=self.limits)
+            return PortProcess(argv, port.folder, settings.timeout, stdin, limits=self.limits, env=held_environment(program))
+        return PortProcess(argv, port.folder, settings.timeout, stdin, limits=self.limits)
 
     def build(self, port: Port, program: Program, method: str, n: int, seconds: float) -> Built | None:
-        """The cell's program built here (not in a container), or None if it needs no build. The
-        build runs as the cells do, in the sandbox if they are and with their limits, in its private
-        build folder, which alone it may write (in the sandbox)."""
+        """The cell's program built, or None if it needs no build. The build runs as the cells do (in
+        the sandbox, or in containers of the port's image, if they do) with their limits, in its
+        private build folder, which alone it may write."""
+        if self.containers is not None:
+            toolchain = self.containers.image(port) if program.build else ""
+            return build(port, program, method, n, seconds, self.containers.builder(port, program), toolchain, inside=BUILD_MOUNT)
 
         def start(argv: list[str], folder: Path, left: float) -> Runner:
             if self.mode == "sandbox":
                 argv = sandboxed(argv, folder, readable=[port.folder], writable=[folder.parent])
+                return PortProcess(argv, folder, left, limits=self.limits, env=held_environment(program))
             return PortProcess(argv, folder, left, limits=self.limits)
 
         return build(port, program, method, n, seconds, start)
@@ -93,17 +90,9 @@ class Isolation:
     def version(self, port: Port, requirement: Requirement) -> tuple[str | None, str]:
         """What the requirement's version command says where the port runs, here or in its image, and
         why it says nothing, if it does not."""
-        if self.mode != "container":
+        if self.containers is None:
             return version(requirement)
-        assert self.containers is not None
-        try:
-            container = self.containers.take(port)
-        except ContainerError as error:
-            return None, str(error)
-        try:
-            return container.version(list(requirement.version))
-        finally:
-            self.containers.give_back(container)
+        return self.containers.version(port, list(requirement.version))
 
     def close(self) -> None:
         """Remove the run's containers, if it has any."""
@@ -117,12 +106,19 @@ class Isolation:
         self.close()
 
 
+def held_environment(program: Program) -> dict[str, str]:
+    """The environment of a program in the sandbox: the allowlist (environment.py), with HOME its
+    private /tmp and TMPDIR the harness's, which is private in the sandbox too (and tells the run's
+    processes from another's: run.py)."""
+    return port_environment(program.env, home="/tmp", tmpdir=os.environ.get("TMPDIR") or "/tmp")
+
+
 def sandboxed(argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = ()) -> list[str]:
     """The command under bubblewrap, run in ``folder``: it sees the machine read-only, ``readable``
     (the port's folder, its build) where they are and read-only too, ``writable`` (a build's own
-    folder) where it is and writable, a private /tmp (and TMPDIR) of its own, no network, no other
-    process."""
-    private = [Path("/tmp")]
+    folder) where it is and writable, a private /tmp (and TMPDIR) of its own, empty /run and
+    /var/run (no host's socket: the Docker engine's, D-Bus), no network, no other process."""
+    private = [Path("/tmp"), *(run for run in RUNTIME_FOLDERS if run.is_dir() and not run.is_symlink())]
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir and Path(tmpdir) != Path("/tmp"):
         private.append(Path(tmpdir))

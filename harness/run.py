@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -133,6 +133,20 @@ def process_status(pid: int) -> list[bytes] | None:
         return None
 
 
+def _pid_space() -> str | None:
+    """This boot of this machine and the process namespace in which our pids mean something
+    (``<boot id>/<namespace inode>``); None where /proc cannot say (not Linux)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        namespace = "".join(filter(str.isdigit, str(Path("/proc/self/ns/pid").readlink())))
+    except OSError:
+        return None
+    return f"{boot}/{namespace}"
+
+
+PID_SPACE = _pid_space()
+
+
 def identity(pid: int) -> str | None:
     """A process's pid and start time, ``1234-567890``: unlike a pid alone, never some later process's."""
     fields = process_status(pid)
@@ -140,13 +154,20 @@ def identity(pid: int) -> str | None:
 
 
 def alive(owner: str) -> bool:
-    """Whether the process an :func:`identity` names is still running."""
-    pid, _, _ = owner.partition("-")
-    return pid.isdigit() and identity(int(pid)) == owner
+    """Whether the harness an owner (``HARNESS``) names may still be running: False only where it is
+    provably gone, a process of this boot and this process namespace that no longer runs. A run in
+    another namespace (a container sharing the temporary folder) is never judged from here, where its
+    pids mean other processes."""
+    process, _, space = owner.partition("@")
+    if PID_SPACE is None or space != PID_SPACE:
+        return True
+    pid, _, _ = process.partition("-")
+    return pid.isdigit() and identity(int(pid)) == process
 
 
-HARNESS = identity(os.getpid()) or str(os.getpid())
-"""This harness process, as the owner of everything it starts."""
+HARNESS = f"{identity(os.getpid()) or os.getpid()}@{PID_SPACE}"
+"""This harness process, as the owner of everything it starts: its pid and start time in its
+process namespace, so that a later run can tell whether it is gone."""
 
 
 def sweep_orphans() -> int:
@@ -161,7 +182,7 @@ def sweep_orphans() -> int:
     for pid, variables in _environments():
         marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
         tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
-        if marker and tmpdir == ours and not alive(marker.partition(":")[0]):
+        if marker and tmpdir == ours and not alive(marker.rpartition(":")[0]):
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed += 1
@@ -307,8 +328,10 @@ class PortProcess(Runner):
             process.stop()
 
     def __init__(
-        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS
+        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """``env``: the program's environment, where it is held (the sandbox); by default the harness's own."""
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         with self._lock:
             if self._closing.is_set():
@@ -322,7 +345,7 @@ class PortProcess(Runner):
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     start_new_session=True,
-                    env={**os.environ, CELL_MARKER: self._marker},
+                    env={**(os.environ if env is None else env), CELL_MARKER: self._marker},
                 )
             except BaseException as error:
                 self._fence.close()

@@ -9,6 +9,8 @@ how to halt its program, how to read it and how to tell how it ended.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -73,3 +75,34 @@ class Runner(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class Waits:
+    """What the run waits on outside itself right now (a server, the Docker engine), each named, so
+    that a run told to stop which cannot, because one of them does not answer, says which."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._numbers = itertools.count()
+        self._waits: dict[int, str] = {}
+
+    @contextlib.contextmanager
+    def on(self, what: str) -> Iterator[None]:
+        """Name ``what`` as waited on while the block runs."""
+        with self._lock:
+            number = next(self._numbers)
+            self._waits[number] = what
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._waits[number]
+
+    def names(self) -> list[str]:
+        """What is waited on now, each once."""
+        with self._lock:
+            return list(dict.fromkeys(self._waits.values()))
+
+
+WAITS = Waits()
+"""This harness process's waits."""

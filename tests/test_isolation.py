@@ -171,7 +171,7 @@ def test_a_runs_containers_carry_its_tmpdir_and_go_when_it_closes(tmp_path, dock
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     port = load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST)
     with PortContainers(Limits()) as containers:
-        started = containers.take(port).container.id
+        started = containers.start(port).container.id
         assert port_containers(tmp_path) == {started}
     assert port_containers(tmp_path) == set()
 
@@ -183,14 +183,14 @@ def test_an_exec_with_no_exit_code_yet_has_not_ended(docker_engine, monkeypatch,
     not running and has no exit code; under load that lasts. The cell waits for its program all the
     same, and one that never gets an exit code is an error, not an exit code of 0."""
     with PortContainers(Limits()) as containers:
-        container = containers.take(load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST))
-        inspect, started = container.client.api.exec_inspect, time.monotonic()
+        container = containers.start(load_port(ISOLATION_PORTS / "stdin-reader" / MANIFEST))
+        inspect, started = container.engine.client.api.exec_inspect, time.monotonic()
 
         def not_started_yet(exec_id: str) -> dict:
             state = inspect(exec_id)
             return {**state, "Running": False, "ExitCode": None} if time.monotonic() - started < unknown_for else state
 
-        monkeypatch.setattr(container.client.api, "exec_inspect", not_started_yet)
+        monkeypatch.setattr(container.engine.client.api, "exec_inspect", not_started_yet)
         with ContainerCell(container, ["sh", "-c", "sleep 0.3; echo 1 0 2"], timeout=30, done=lambda: None) as cell:
             printed = b"".join(cell.output())
             assert (printed, cell.finish().failure) == (output, failure)

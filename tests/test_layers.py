@@ -8,7 +8,7 @@ from pathlib import Path
 import harness
 
 LAYERS = [
-    ("vocabulary", {"__init__", "model", "patterns", "limits"}),
+    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment"}),
     ("errors and settings", {"errors", "settings"}),
     ("discover", {"discover"}),
     ("run: one runner's life, builds, processes, images", {"runner", "build", "run", "images"}),
