@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import functools
 import importlib.util
+import io
 import json
 import math
 import os
@@ -328,7 +329,12 @@ def _terminate(number: int, _frame: object) -> None:
 
 def main() -> None:
     """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
-    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal."""
+    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal.
+    What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
+    ``\\u2014``: a report is never lost to the terminal's encoding."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     for handled in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(handled, _terminate)
     become_subreaper()
