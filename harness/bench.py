@@ -20,7 +20,6 @@ from typing import Any, BinaryIO
 
 import psycopg
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from harness import __version__
@@ -30,6 +29,7 @@ from harness.evaluate import evaluate, judge_output, start
 from harness.isolation import Isolation
 from harness.model import METHODS, Outcome
 from harness.postgres import Database
+from harness.report import literal
 from harness.serialize import Versions
 from harness.settings import Settings
 
@@ -240,10 +240,10 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str
     for cell in cells:
         if cell.status is not BenchStatus.TIMED:
             style = "yellow" if cell.status is BenchStatus.NOT_TIMED else "magenta"
-            table.add_row(cell.port, cell.method, str(cell.n), f"[{style}]{cell.status.value}: {escape(cell.detail)}[/]")
+            table.add_row(literal(cell.port), cell.method, str(cell.n), f"[{style}]{cell.status.value}: {literal(cell.detail)}[/]")
             continue
         table.add_row(
-            cell.port, cell.method, str(cell.n), f"{cell.moves:,}",
+            literal(cell.port), cell.method, str(cell.n), f"{cell.moves:,}",
             _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
             _figure(cell.median("peak_mb"), cell.spread("peak_mb")),
             _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
@@ -255,7 +255,7 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str
         f"commit {machine['commit']}, --isolation {machine.get('isolation', 'subprocess')}[/]", highlight=False
     )
     for port, found in versions.items():
-        console.print(f"[dim]{port}: {', '.join(v or k for k, v in found.items())}[/]", highlight=False)
+        console.print(f"[dim]{literal(port)}: {literal(', '.join(v or k for k, v in found.items()))}[/]", highlight=False)
 
 
 def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> dict[str, Any]:

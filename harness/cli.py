@@ -12,6 +12,7 @@ import contextlib
 import enum
 import functools
 import importlib.util
+import io
 import json
 import math
 import os
@@ -38,9 +39,9 @@ from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, 
 from harness.evaluate import evaluate, evaluate_all
 from harness.isolation import MODES, Isolation
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
-from harness.model import METHODS, Outcome, Shard
+from harness.model import METHODS, Outcome, Shard, visible
 from harness.postgres import BACKENDS, Database, check_dsn, sweep_servers
-from harness.report import FORMATS, junit, markdown, port_info, render, render_list
+from harness.report import FORMATS, junit, literal, markdown, port_info, render, render_list
 from harness.run import become_subreaper, missing_requirement, sweep_orphans
 from harness.runner import WAITS
 from harness.scaffold import new_language
@@ -267,11 +268,17 @@ def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
     return backend
 
 
+def _console(stderr: bool = False) -> Console:
+    """Where a command shows what it found: text from ports may look like rich's emoji codes
+    (``:smile:``), which are shown as typed; nothing is coloured that the harness did not mean."""
+    return Console(stderr=stderr, highlight=False, emoji=False)
+
+
 def _progress() -> Progress:
     """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal."""
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
+        console=_console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
     )
 
 
@@ -373,7 +380,12 @@ def _give_up_after(seconds: float, number: int) -> None:
 
 def main() -> None:
     """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
-    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal."""
+    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal.
+    What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
+    ``\\u2014``: a report is never lost to the terminal's encoding."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(handled, _stop)
     become_subreaper()
@@ -381,7 +393,7 @@ def main() -> None:
         code = cli.main(standalone_mode=False)
     except click.UsageError as error:
         where = error.ctx.command_path if error.ctx else "harness"
-        click.echo(f"{where}: {error.format_message()} (see {where} --help)", err=True)
+        click.echo(f"{where}: {visible(error.format_message())} (see {where} --help)", err=True)
         sys.exit(ExitCode.USAGE)
     except click.ClickException as error:
         error.show()
@@ -482,7 +494,7 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
     json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
     table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
-    render(report, table_form, Console(stderr=json_out, highlight=False))
+    render(report, table_form, _console(stderr=json_out))
     written = True
     if json_out:
         written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
@@ -508,7 +520,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
         task = progress.add_task("cells", total=len(settings.plan()))
         cells = evaluate_all(
-            ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=cell.label),
+            ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=literal(cell.label)),
         )
         versions = _versions(ports, database, isolated)
     report = Report(
@@ -561,7 +573,7 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
     settings = _settings(ports, given)
 
     def show(line: str) -> None:
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(visible(line) + "\n")
 
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
         cell = evaluate(
@@ -570,10 +582,10 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
         )
     sys.stdout.flush()
     if cell.outcome is not Outcome.PASS:
-        err = Console(stderr=True)
-        err.print(f"{cell.label}: {cell.outcome.value}: {cell.detail}", highlight=False, markup=False)
+        err = _console(stderr=True)
+        err.print(literal(f"{cell.label}: {cell.outcome.value}: {cell.detail}"))
         for line in cell.diff:
-            err.print(line, highlight=False, markup=False)
+            err.print(literal(line))
     _exit(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
 
 
@@ -601,13 +613,13 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
                     missing[port.name] = str(error)
         versions = _versions(ports, database, isolated)
         form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
-        console = Console(highlight=False)
+        console = _console()
         render_list(console, form, ports, versions, missing)
         if verbose:
             for port in ports:
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
                     reason = isolated.version(port, requirement)[1]
-                    console.print(f"{port.name}: {requirement.executable} version unknown: {reason}", markup=False)
+                    console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
     _exit(not broken)
 
@@ -624,14 +636,14 @@ def doctor(ports: list[Port], install_missing: bool) -> None:
         try:
             install(missing)
         except DoctorError as error:
-            click.echo(f"cannot install {', '.join(req.executable for req in missing)}: {error}", err=True)
+            click.echo(visible(f"cannot install {', '.join(req.executable for req in missing)}: {error}"), err=True)
         found = needs(ports)
     for need in found:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
-        click.echo(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})")
+        click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
-        click.echo(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped")
+        click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))
     _exit(not still)
 
 
@@ -650,7 +662,7 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
     chosen = _names(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
     with _database(_settings(ctx.obj, given), given["dsn"], ctx.obj) as database:
         replays = [(t, replay(t, root, database, ctx.obj)) for t in found if t.name in chosen]
-    render_transcripts(Console(), replays)
+    render_transcripts(_console(), replays)
     _exit(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))
 
 
@@ -670,13 +682,13 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
         if importlib.util.find_spec("matplotlib") is None:
             raise click.UsageError("--plot needs matplotlib: pip install 'hanoi-polyglot[plot]'", ctx)
     json_file = given["json_file"]
-    console = Console(stderr=json_file == "-")
+    console = _console(stderr=json_file == "-")
     about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(settings.methods) * len(settings.ns))
         cells = bench(
             ports, settings, repeat, database, isolated,
-            on_done=lambda cell: progress.update(task, advance=1, description=f"{cell.port}/{cell.method} n={cell.n}"),
+            on_done=lambda cell: progress.update(task, advance=1, description=literal(f"{cell.port}/{cell.method} n={cell.n}")),
         )
         versions = _versions(ports, database, isolated)
     render_bench(console, cells, about, versions, repeat)

@@ -26,6 +26,16 @@ def shorten(text: str, limit: int = QUOTE_CHARS, whole: int | None = None) -> st
     return f"{text[:limit]!r}… ({more})"
 
 
+def visible(text: str) -> str:
+    """``text`` from a port shown as data, never obeyed: each character that is not printable (controls
+    such as ESC, which starts a terminal's escape sequences; lone surrogates and noncharacters, which
+    XML refuses) written as repr() writes it, ``\\x1b``, in every form of the report; newlines and
+    tabs stay."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() or char in "\n\t" else repr(char)[1:-1] for char in text)
+
+
 class Move(NamedTuple):
     """One move of one disc. ``disk`` is None until the board has been consulted."""
 

@@ -9,7 +9,7 @@ import collections
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.console import Console
@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.discover import Port
-from harness.model import Cell, Outcome, Reason
+from harness.model import Cell, Outcome, Reason, visible
 from harness.serialize import PortInfo, Report, Versions
 
 FORMATS = ("pretty", "plain", "markdown", "json")
@@ -36,8 +36,13 @@ def span(ns: Iterable[int]) -> str:
 
 
 def one_line(text: str) -> str:
-    """A detail as one line: what a port printed over several is joined by `` | ``."""
-    return " | ".join(part.strip() for part in text.splitlines() if part.strip())
+    """A detail as one line, visible: what a port printed over several is joined by `` | ``."""
+    return " | ".join(part.strip() for part in visible(text).split("\n") if part.strip())
+
+
+def literal(text: str) -> str:
+    """Text from a port for rich markup: visible, and shown as typed, its own brackets no markup."""
+    return escape(visible(text))
 
 
 @dataclass(frozen=True)
@@ -123,7 +128,7 @@ def _column(cells: list[Cell], single_n: bool) -> list[tuple[Outcome | None, str
 
 @dataclass
 class _View:
-    """Everything a rendering shows, worked out once whatever the form."""
+    """Everything a rendering shows, worked out once whatever the form, what ports sent made visible."""
 
     title: str
     methods: list[str]
@@ -142,13 +147,13 @@ def _view(report: Report) -> _View:
     for cell in cells:
         by_port[(cell.port, cell.method)].append(cell)
     rows = [
-        (port.name, ", ".join(v for v in port.versions.values() if v),
+        (visible(port.name), visible(", ".join(v for v in port.versions.values() if v)),
          [_column(by_port[(port.name, method)], len(ns) == 1) for method in report.methods])
         for port in report.ports
     ]
     disagreements = [
         (f"n={group.n} ({group.rules}): the ports print {len(group.by_digest)} different sequences",
-         [(digest[:12], labels) for digest, labels in group.by_digest.items()])
+         [(visible(digest[:12]), [visible(label) for label in labels]) for digest, labels in group.by_digest.items()])
         for group in report.agreement if not group.agrees
     ]
     ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
@@ -161,8 +166,12 @@ def _view(report: Report) -> _View:
         verdict = f"All {len(ran)} cells that ran pass and agree: one sequence {each} ({tally})."
     else:
         verdict = f"Not all ports pass and agree ({tally})."
+    shown_faults = [replace(fault, port=visible(fault.port), detail=visible(fault.detail)) for fault in faults(cells)]
+    shown_differences = [
+        Difference(tuple(map(visible, difference.labels)), tuple(map(visible, difference.lines))) for difference in differences(cells)
+    ]
     return _View(
-        f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, faults(cells), differences(cells),
+        f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, shown_faults, shown_differences,
         disagreements, verdict, report.passed,
     )
 
@@ -180,7 +189,7 @@ def render(report: Report, form: str, console: Console) -> None:
 def diff_markup(diff: Sequence[str]) -> list[str]:
     """A unified diff's lines in rich markup, each coloured as diff colours it."""
     colours = {"-": "red", "+": "green", "@": "cyan"}
-    return [f"[{colours.get(line[:1], 'default')}]{escape(line)}[/]" for line in diff]
+    return [f"[{colours.get(line[:1], 'default')}]{literal(line)}[/]" for line in diff]
 
 
 def _pretty(view: _View, console: Console) -> None:
@@ -217,7 +226,7 @@ def _pretty(view: _View, console: Console) -> None:
     for headline, digests in view.disagreements:
         console.print(f"[red]{escape(headline)}[/]")
         for digest, labels in digests:
-            console.print(f"  {digest}  {escape(', '.join(labels))}", highlight=False)
+            console.print(f"  {escape(digest)}  {escape(', '.join(labels))}", highlight=False)
     console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
 
 
@@ -257,8 +266,14 @@ def plain(report: Report) -> str:
 
 
 def _md(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+    """Text safe inside a Markdown table cell: visible, on the row's one line."""
+    return visible(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+
+
+def _md_code(text: str) -> str:
+    """Text as code inside a Markdown table cell: GitHub ends the cell at a pipe even in code unless it
+    is escaped, and reads no other escape there."""
+    return "`" + visible(text).replace("`", "'").replace("|", "\\|").replace("\n", "\\n") + "`"
 
 
 def markdown(report: Report) -> str:
@@ -287,7 +302,9 @@ def markdown(report: Report) -> str:
 
 
 def junit(report: Report) -> str:
-    """JUnit XML: a test suite a port, a test case a cell, and one suite for the agreement of the ports."""
+    """JUnit XML: a test suite a port, a test case a cell, and one suite for the agreement of the ports.
+    What ports sent is made visible in the document as a whole, so no character XML refuses is written
+    whichever attribute or text holds it."""
     suites = ET.Element("testsuites", name="hanoi-polyglot")
     by_port: dict[str, list[Cell]] = {}
     for cell in report.cells:
@@ -320,7 +337,7 @@ def junit(report: Report) -> str:
             failure = ET.SubElement(case, "failure", message=f"the ports print {len(group.by_digest)} different sequences")
             failure.text = "\n".join(f"{digest}  {', '.join(labels)}" for digest, labels in group.by_digest.items())
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + visible(ET.tostring(suites, encoding="unicode")) + "\n"
 
 
 def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
@@ -361,7 +378,7 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
 
     if form == "plain":
         for port in ports:
-            console.out(f"{port.name}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
+            console.out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
     elif form == "markdown":
         console.out(ports_markdown(ports), highlight=False)
     else:
@@ -370,7 +387,7 @@ def render_list(console: Console, form: str, ports: Sequence[Port], versions: Ve
             table.add_column(column)
         for port in ports:
             style = "magenta" if port.manifest_error else "yellow" if port.name in missing else "green"
-            table.add_row(f"{port.name}\n[dim]{escape(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{escape(found(port))}[/]")
+            table.add_row(f"{literal(port.name)}\n[dim]{literal(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{literal(found(port))}[/]")
         console.print(table)
 
 
@@ -380,7 +397,7 @@ def ports_markdown(ports: Sequence[Port]) -> str:
     for port in ports:
         needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
         summary = f"manifest problem: {port.manifest_error}" if port.manifest_error else port.summary
-        lines.append(f"| `{port.name}/` | {', '.join(port.methods)} | {_md(summary)} | {_md(', '.join(needs))} |")
+        lines.append(f"| {_md_code(port.name + '/')} | {', '.join(port.methods)} | {_md(summary)} | {_md(', '.join(needs))} |")
     return "\n".join(lines)
 
 

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pexpect
 from rich.console import Console
-from rich.markup import escape
 
 from harness.discover import Port
 from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
 from harness.postgres import Database, psql_executable
-from harness.report import STYLE, diff_markup
+from harness.report import STYLE, diff_markup, literal
 
 TRANSCRIPTS = Path("docs") / "transcripts"
 QUIET_SECONDS = 0.5
@@ -194,17 +193,17 @@ def render_transcripts(console: Console, replays: Sequence[tuple[Transcript, lis
     the session could not run."""
     mark = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "!", Outcome.SKIPPED: "-"}
     for transcript, results in replays:
-        console.print(f"[bold]{escape(transcript.title)}[/] [dim]({transcript.name})[/]")
+        console.print(f"[bold]{literal(transcript.title)}[/] [dim]({transcript.name})[/]")
         for result in results:
-            console.print(f"  [{STYLE[result.outcome]}]{mark[result.outcome]}[/] {escape(result.step.query)}")
+            console.print(f"  [{STYLE[result.outcome]}]{mark[result.outcome]}[/] {literal(result.step.query)}")
             if result.step.note:
-                console.print(f"      [dim]{escape(result.step.note)}[/]")
+                console.print(f"      [dim]{literal(result.step.note)}[/]")
             if result.outcome is Outcome.FAIL:
                 for line in diff_markup(result.diff()):
                     console.print(f"      {line}")
         details = dict.fromkeys(result.detail for result in results if result.detail)
         for detail in details:
-            console.print(f"    {escape(detail)}", style="magenta")
+            console.print(f"    {literal(detail)}", style="magenta")
     counts = collections.Counter(result.outcome for _, results in replays for result in results)
     summary = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome])
     console.print(f"\n{len(replays)} transcripts, {sum(counts.values())} steps: {summary or 'none'}.")
