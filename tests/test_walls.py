@@ -19,6 +19,8 @@ import time
 import uuid
 from pathlib import Path
 
+import docker
+import docker.errors
 import pytest
 
 from conftest import ROOT, compare_json, harness, harness_process, needs_bubblewrap, port_containers, started_in, suite
@@ -394,3 +396,38 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_ports(tmp_path, run_tmpdi
         inside.kill()  # and, as --kill-child says, the namespace's first process with it, and so every other
         inside.wait(timeout=30)
     assert _until(lambda: not started_in(run_tmpdir), 10)
+
+
+def test_ctrl_c_during_an_image_build_ends_the_run_and_the_build(tmp_path, docker_engine, run_tmpdir):
+    """Stopped while the engine builds a port's image, the run ends within 5 s, and the build, whose
+    step would run a minute, goes with it: the engine cancels a build whose client is gone."""
+    token = uuid.uuid4().hex
+    root = tmp_path / "ports"
+    shutil.copytree(ISOLATION_PORTS / "ballast", root / "slow-image")
+    (root / "slow-image" / "Containerfile").write_text(f"ARG BASE=debian:bookworm-slim\nFROM ${{BASE}}\nRUN echo {token} && sleep 60\n")
+    client = docker.from_env()
+
+    def building() -> list:
+        return [c for c in client.containers.list(all=True, ignore_removed=True) if token in " ".join(c.attrs["Config"]["Cmd"] or [])]
+
+    run = harness_process(
+        "--root", str(root), "compare", "--n", "0", "--isolation", "container", tmpdir=run_tmpdir,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        assert _until(lambda: bool(building()), 60), "the build's step never started"
+        run.send_signal(signal.SIGINT)
+        stopped_at = time.monotonic()
+        code = run.wait(timeout=30)
+        assert time.monotonic() - stopped_at < 5
+        assert code == 130
+        assert _until(lambda: not [c for c in building() if c.status == "running"], 20), "the build ran on after the run"
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.wait()
+        for container in building():
+            with contextlib.suppress(docker.errors.DockerException):
+                container.remove(force=True)
+        client.close()
+    assert "Traceback" not in run.stderr.read()
