@@ -186,7 +186,10 @@ class _Container:
 
     def start(self) -> str:
         from testcontainers.community.postgres import PostgresContainer
+        from testcontainers.core.config import testcontainers_config
 
+        # Ryuk, testcontainers' reaper, is an image from a registry; the harness removes its own containers.
+        testcontainers_config.ryuk_disabled = True
         self._container: PostgresContainer | None = None
         if self.folder is None:
             raise Unavailable("no PostgreSQL container: no port that runs in PostgreSQL was found")
