@@ -11,7 +11,8 @@ Every wait on the server has a deadline, so that a server that stops answering c
 their time, never the run: connecting, loading a port's files and asking the version are bounded by
 the cell's time, and a query past its deadline is cancelled. If the query has not ended CANCEL_GRACE
 later, the connection's socket is shut down, which ends every wait on it however frozen the server
-is, and the cell is an error naming the server.
+is, and the cell is an error naming the server. An embedded server that dies is reaped, and its
+cells say how it ended.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.images import engine, port_image
 from harness.model import Finish, Usage
-from harness.run import HARNESS, POLL_SECONDS, alive, process_status
+from harness.run import HARNESS, POLL_SECONDS, alive, describe_exit, process_status
 from harness.runner import WAITS, Runner
 
 BACKENDS = ("embedded", "server", "docker")
@@ -51,6 +52,8 @@ CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
 CONNECT_TIMEOUT = 10
 """The longest wait for a connection, or for an answer where no cell's time says otherwise."""
+LOST_WAIT = 1.0
+"""Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
 SERVER_FOLDER_PREFIX = "hanoi-postgres-"
 OWNER_FILE = "owner"
@@ -161,6 +164,9 @@ class _Embedded:
 
     def __init__(self, parent: Path | None = None) -> None:
         self._parent = parent
+        self._lock = threading.Lock()  # one reaping of the postmaster
+        self._postmaster = 0
+        self._ended: str | None = None
 
     def start(self) -> str:
         with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
@@ -175,11 +181,35 @@ class _Embedded:
             if isinstance(error, Exception):  # their own message says how
                 raise Unavailable(f"the embedded PostgreSQL did not start: {error}") from None
             raise
+        self._postmaster = self._server.get_pid() or 0
         return self._server.get_uri()
 
+    def ended(self, wait: float = 0.0) -> str | None:
+        """How the server ended, if it has, looking for ``wait`` seconds (None while it runs). Its
+        postmaster, orphaned when pg_ctl exited, is the harness's child (see run.become_subreaper):
+        reaped here, it lingers as no zombie."""
+        until = time.monotonic() + wait
+        while True:
+            with self._lock:
+                if self._ended is None and self._postmaster and not _running(self._postmaster):
+                    try:
+                        pid, status = os.waitpid(self._postmaster, os.WNOHANG)
+                    except ChildProcessError:  # not this process's child
+                        pid = 0
+                    self._ended = f"ended: {describe_exit(os.waitstatus_to_exitcode(status))}" if pid else "is no longer running"
+                if self._ended or time.monotonic() >= until:
+                    return self._ended
+            time.sleep(POLL_SECONDS)
+
     def stop(self) -> None:
-        self._server.cleanup()
-        remove_server(self._folder)
+        """Stop the server and remove its folder. pg_ctl, which waits for the server to exit, stops
+        only a running one: a server that ended (killed, say) is only reaped, and its process number
+        may be another process's by now."""
+        if self.ended() is None:
+            self._server.cleanup()
+            remove_server(self._folder)
+        else:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def remove_server(folder: Path) -> None:
@@ -240,6 +270,10 @@ class _Existing:
             raise Unavailable(f"the DSN given for PostgreSQL is {error}") from None
         return self.dsn
 
+    def ended(self, wait: float = 0.0) -> str | None:
+        """Never known: the server is someone else's."""
+        return None
+
     def stop(self) -> None:
         pass
 
@@ -274,6 +308,10 @@ class _Container:
             self.stop()
             raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({first_line(error)})") from None
         return self._container.get_connection_url()
+
+    def ended(self, wait: float = 0.0) -> str | None:
+        """Not watched: a container that stopped refuses connections, which says enough."""
+        return None
 
     def stop(self) -> None:
         if self._container is None:
@@ -407,16 +445,28 @@ class Database:
         return stream
 
     def unreachable(self, dsn: str, error: psycopg.Error) -> str:
-        """Why a cell could not connect, in a line. A server that did not answer in time gets no more
-        cells: each would wait as long for nothing."""
+        """Why a cell could not connect, in a line. A server that has ended, or did not answer in
+        time, gets no more cells: each would wait as long for nothing."""
+        ended = self.ended()
+        if ended:
+            return ended
         if isinstance(error, psycopg.errors.ConnectionTimeout):
             return self._unusable(cannot_connect(dsn, error))
         return cannot_connect(dsn, error)
 
+    def ended(self, wait: float = 0.0) -> str | None:
+        """That the server has ended, if it has (looking for ``wait`` seconds), naming it; it then gets
+        no more cells."""
+        ended = self.backend.ended(wait)
+        return self._unusable(f"{self.server} {ended}") if ended else None
+
     def unanswered(self, cancelled: bool) -> str:
-        """Why a query did not end within CANCEL_GRACE of its cancel, in a line: the server did not
-        answer the cancel (then it gets no more cells), or it took the cancel and its query did not
-        end even so."""
+        """Why a query did not end within CANCEL_GRACE of its cancel, in a line: the server has ended,
+        or did not answer the cancel (then it gets no more cells), or it took the cancel and its query
+        did not end even so."""
+        ended = self.ended()
+        if ended:
+            return ended
         if cancelled:
             return f"{self.server} took a cancel but did not end the query within {CANCEL_GRACE:g} s"
         return self._unusable(f"{self.server} did not answer within {CANCEL_GRACE:g} s of a cancel")
@@ -571,6 +621,10 @@ class QueryStream(Runner):
         if error.sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
             self._timed_out.set()
             return
+        # A server killed closes its connections a moment before it is seen to have ended.
+        self._silence = self._database.ended(LOST_WAIT) if self._connection.broken else None
+        if self._silence:
+            return
         if self._connection.broken:
             self._failure = "the connection to PostgreSQL was lost"
         else:
@@ -608,7 +662,7 @@ class QueryStream(Runner):
 
     def finish(self) -> Finish:
         """How the query ended, and what its server process used for it; :class:`Unavailable` if the
-        server, not the port, ended it (it stopped answering)."""
+        server, not the port, ended it (it stopped answering, or is gone)."""
         usage = self._server.usage()  # while the connection, and so its server process, still lives
         self.close()
         if self._silence and not self.stopped:

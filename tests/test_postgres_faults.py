@@ -192,6 +192,51 @@ def test_a_signal_while_the_server_is_frozen_ends_the_run_within_seconds(sent, c
     assert left_behind(run_tmpdir) is None
 
 
+def embedded_server(tmpdir: Path) -> tuple[int, str, str]:
+    """The postmaster's pid, the port and the socket folder of the embedded server that the harness
+    run whose TMPDIR is ``tmpdir`` started, once the server says it is ready (postmaster.pid's lines
+    are written one by one as it starts)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for data in postgres_servers(tmpdir):
+            with contextlib.suppress(OSError):
+                lines = (Path(data) / "postmaster.pid").read_text().splitlines()
+                if len(lines) >= 8 and lines[7].strip() == "ready":
+                    return int(lines[0]), lines[3].strip(), lines[4].strip()
+        time.sleep(0.1)
+    raise AssertionError("the harness's embedded server never became ready")
+
+
+def test_the_embedded_server_killed_mid_run_is_an_error_on_its_cells_and_ends_the_run(tmp_path, run_tmpdir):
+    """SIGKILL on the embedded server's postmaster while the first of several queries runs: the cells
+    name the server and how it ended, and the run does not wait for a server that is gone."""
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    run = harness_process(
+        "--root", str(hanging_sql_port(tmp_path)), "compare", "--n", "4-7", "--method", "binary", "--jobs", "1", "--timeout", str(TIMEOUT),
+        "--json", str(report), tmpdir=run_tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        pid, port, sockets = embedded_server(run_tmpdir)
+        OwnServer(None, f"postgresql://postgres@/postgres?host={sockets}&port={port}", pid).wait_for_query()
+        os.kill(pid, signal.SIGKILL)
+        out, err = finished(run, TIMEOUT + SLACK + 70)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    took = time.monotonic() - started
+    assert run.returncode == 1, err
+    assert "Traceback" not in out + err
+    assert len(err.splitlines()) <= 2, err
+    cells = valid_report(json.loads(report.read_text()))["cells"]
+    assert len(cells) == 4
+    for cell in cells:
+        assert (cell["outcome"], cell["reason"]) == ("error", "database"), cell
+        assert cell["detail"] == f"the embedded PostgreSQL server at host {sockets}, port {port} ended: killed by SIGKILL (signal 9)", cell
+    assert took < TIMEOUT + SLACK, f"the run took {took:.1f} s"
+    assert left_behind(run_tmpdir) is None
+
+
 RYUK_CONFIG = """\
 import sys
 from testcontainers.core.config import testcontainers_config
