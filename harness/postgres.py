@@ -600,16 +600,16 @@ class QueryStream(Runner):
         """The rows as lines of text, in blocks as they arrive."""
         rows = rows_as_lines(self._connection, self._statement)
         try:
-            with WAITS.on(self._database.server):
-                while not self.stopped:
-                    self._waiting = time.monotonic()
+            while not self.stopped:
+                self._waiting = time.monotonic()
+                with WAITS.on(self._database.server):
                     block = next(rows, None)
-                    self._waiting = None
-                    if block is None:
-                        return
-                    yield block
-                # Closed before the COPY is left, which would otherwise wait for the rest of its rows.
-                self.close()
+                self._waiting = None
+                if block is None:
+                    return
+                yield block
+            # Closed before the COPY is left, which would otherwise wait for the rest of its rows.
+            self.close()
         except psycopg.Error as error:
             self._record(error)
         finally:
