@@ -78,7 +78,7 @@ class Engine:
                 if self.daemon is not None:
                     os.truncate(self._users, 0)
                     os.write(self._users, str(self.daemon.pid).encode())
-        os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
+        # The harness needs no TESTCONTAINERS_RYUK_DISABLED: with no registry, it turns Ryuk off itself.
         os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
         return _build_base()
 
