@@ -108,7 +108,7 @@ class BenchCell:
 
 
 def bench(
-    ports: list[Port], settings: Settings, repeat: int, database: Database, isolation: Isolation,
+    ports: list[Port], settings: Settings, repeat: int, database: Database | None, isolation: Isolation,
     on_done: Callable[[BenchCell], None] | None = None,
 ) -> list[BenchCell]:
     """Every cell of ``settings``' ports, methods and n, one after another (cells run side by side
@@ -141,7 +141,7 @@ def _counted(program: Program) -> bool:
 class _Timer:
     """Times cells through the runners ``compare`` uses, in the run's isolation and limits."""
 
-    def __init__(self, settings: Settings, repeat: int, database: Database, isolation: Isolation) -> None:
+    def __init__(self, settings: Settings, repeat: int, database: Database | None, isolation: Isolation) -> None:
         self.settings, self.repeat, self.database, self.isolation = settings, repeat, database, isolation
 
     def gate(self, port: Port, method: str) -> str | None:

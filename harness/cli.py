@@ -23,32 +23,26 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness import __version__
-from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
-from harness.containers import sweep_containers
-from harness.discover import Port, discover, find_root
-from harness.doctor import install, needs
 from harness.environment import SECRETS
 from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
-from harness.evaluate import evaluate, evaluate_all
-from harness.isolation import MODES, Isolation
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Outcome, Shard, visible
-from harness.postgres import BACKENDS, Database, check_dsn, sweep_servers
-from harness.report import FORMATS, junit, literal, markdown, port_info, render, render_list
-from harness.run import become_subreaper, missing_requirement, sweep_orphans
 from harness.runner import WAITS
-from harness.scaffold import new_language
-from harness.serialize import Report, Versions, commit, from_json, machine, merge_reports, now, to_json
-from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
-from harness.transcripts import discover as discover_transcripts
-from harness.transcripts import render_transcripts, replay
+from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, MODES, Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from harness.discover import Port
+    from harness.isolation import Isolation
+    from harness.postgres import Database
+    from harness.serialize import Report, Versions
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The harness's own checkout, whose commit a report names; the ports may be anywhere."""
@@ -255,6 +249,8 @@ def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
     if dsn is not None and given:
+        from harness.postgres import check_dsn
+
         try:
             check_dsn(dsn)
         except ValueError as error:
@@ -271,18 +267,22 @@ def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
 def _console(stderr: bool = False) -> Console:
     """Where a command shows what it found: text from ports may look like rich's emoji codes
     (``:smile:``), which are shown as typed; nothing is coloured that the harness did not mean."""
+    from rich.console import Console
+
     return Console(stderr=stderr, highlight=False, emoji=False)
 
 
 def _progress() -> Progress:
     """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=_console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
     )
 
 
-def _versions(ports: list[Port], database: Database, isolation: Isolation) -> Versions:
+def _versions(ports: list[Port], database: Database | None, isolation: Isolation) -> Versions:
     """Each port's interpreters' versions: here, or in the port's image when it runs in containers."""
     def said(version: str | None) -> str | None:
         return SECRETS.mask(version) if version else version
@@ -293,22 +293,30 @@ def _versions(ports: list[Port], database: Database, isolation: Isolation) -> Ve
     }
 
 
-def _server_version(database: Database) -> str | None:
+def _server_version(database: Database | None) -> str | None:
+    if database is None:
+        return None
     try:
         return database.version()
     except Unavailable:
         return None
 
 
-def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> Database:
-    """The run's PostgreSQL, not yet started: it starts when a cell first needs it. The DSN's
-    password is a secret: a port that prints it has it masked in every report."""
+def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> contextlib.AbstractContextManager[Database | None]:
+    """The run's PostgreSQL, not yet started: it starts when a cell first needs it; none (and no
+    PostgreSQL client loaded) for ports of which none runs in PostgreSQL. The DSN's password is a
+    secret: a port that prints it has it masked in every report."""
     if dsn:
         SECRETS.add(dsn)
         SECRETS.add(_password(dsn))
+    folder = next((port.folder for port in ports if port.query), None)
+    if folder is None:
+        return contextlib.nullcontext()
+    from harness.postgres import Database
+
     if settings.backend == "docker":
         _sweep_containers()
-    return Database(settings.backend, dsn, folder=next((port.folder for port in ports if port.query), None))
+    return Database(settings.backend, dsn, folder=folder)
 
 
 def _password(dsn: str) -> str | None:
@@ -323,6 +331,8 @@ def _password(dsn: str) -> str | None:
 
 def _isolation(settings: Settings) -> Isolation:
     """The run's isolation: the mode and each cell's limits."""
+    from harness.isolation import Isolation
+
     if settings.isolation == "container":
         _sweep_containers()
     return Isolation(settings.isolation, settings.limits)
@@ -388,7 +398,6 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")
     for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(handled, _stop)
-    become_subreaper()
     try:
         code = cli.main(standalone_mode=False)
     except click.UsageError as error:
@@ -408,6 +417,8 @@ def main() -> None:
 
 def _sweep_leftovers() -> None:
     """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
+    from harness.run import sweep_orphans, sweep_servers
+
     servers, ports = sweep_servers(), sweep_orphans()
     left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
     _say_removed(left + [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports))
@@ -417,6 +428,8 @@ def _sweep_leftovers() -> None:
 def _sweep_containers() -> None:
     """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
     need not wait for an engine."""
+    from harness.containers import sweep_containers
+
     containers = sweep_containers()
     _say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
 
@@ -442,6 +455,10 @@ number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 @click.pass_context
 def cli(ctx: click.Context, root: Path | None) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
+    from harness.discover import discover, find_root
+    from harness.run import become_subreaper
+
+    become_subreaper()
     _sweep_leftovers()
     found = find_root(root)
     needs_ports = ctx.invoked_subcommand not in ("new-language", "merge")
@@ -491,6 +508,9 @@ class Outputs:
 
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+    from harness.report import junit, markdown, render
+    from harness.serialize import to_json
+
     json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
     table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
@@ -514,11 +534,18 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
 @click.pass_obj
 def compare(ports: list[Port], /, **given: Any) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
+    from harness.evaluate import evaluate_all
+    from harness.report import literal, port_info
+    from harness.serialize import Report, commit, machine, now
+
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
     started = now()
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
         task = progress.add_task("cells", total=len(settings.plan()))
+        query = next((port.query for port in ports if port.query), None)
+        if database is not None and query is not None:
+            database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
         cells = evaluate_all(
             ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=literal(cell.label)),
         )
@@ -537,6 +564,8 @@ def compare(ports: list[Port], /, **given: Any) -> None:
 def merge(reports: tuple[str, ...], mixed: bool, **given: Any) -> None:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
     decide from their digests whether all the ports agree, as compare does for one run."""
+    from harness.serialize import merge_reports
+
     try:
         merged = merge_reports([(path, _read_report(path)) for path in reports], mixed)
     except MergeError as error:
@@ -545,6 +574,8 @@ def merge(reports: tuple[str, ...], mixed: bool, **given: Any) -> None:
 
 
 def _read_report(path: str) -> Report:
+    from harness.serialize import from_json
+
     try:
         with Path(path).open(encoding="utf-8") as source:
             data = json.load(source)
@@ -565,6 +596,9 @@ def _read_report(path: str) -> Report:
 @click.pass_obj
 def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
+    from harness.evaluate import evaluate
+    from harness.report import literal
+
     if len(given["ns"]) != 1:
         raise click.BadParameter("run takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
@@ -575,7 +609,7 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
     def show(line: str) -> None:
         sys.stdout.write(visible(line) + "\n")
 
-    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
+    with _database(settings, given["dsn"], [port]) as database, _isolation(settings) as isolated:
         cell = evaluate(
             port, method, settings.ns[0], settings, database, isolated,
             on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
@@ -598,6 +632,9 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
+    from harness.report import literal, render_list
+    from harness.run import missing_requirement
+
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
     missing = {}
@@ -606,7 +643,7 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
             requirement = missing_requirement(port) if isolated.mode != "container" else None
             if requirement:
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
-            elif port.query:
+            elif port.query and database is not None:  # there is one, as there is a port that needs it
                 try:
                     database.version()
                 except Unavailable as error:
@@ -630,6 +667,8 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
 def doctor(ports: list[Port], install_missing: bool) -> None:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say.
     Exit 0 when everything is here, 1 when something is still missing."""
+    from harness.doctor import install, needs
+
     found = needs(ports)
     missing = [need.requirement for need in found if not need.found]
     if missing and install_missing:
@@ -654,6 +693,9 @@ def doctor(ports: list[Port], install_missing: bool) -> None:
 def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> None:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
+    from harness.transcripts import discover as discover_transcripts
+    from harness.transcripts import render_transcripts, replay
+
     root = ctx.meta["root"]
     try:
         found = discover_transcripts(root)
@@ -674,6 +716,10 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
 def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> None:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5, run as --isolation says; and the harness's own reading speed on the same output."""
+    from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
+    from harness.report import literal
+    from harness.serialize import commit, machine
+
     settings = _settings(ctx.obj, given)
     ports = _chosen(ctx.obj, settings)
     if plot_file:
@@ -716,6 +762,8 @@ def new_language_command(
     ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str, version_flag: str, build: bool
 ) -> None:
     """Start a port: a folder NAME with a language.toml and a stub program, ready for compare."""
+    from harness.scaffold import new_language
+
     root = ctx.meta["root"]
     try:
         made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment, version_flag, build)

@@ -19,7 +19,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.build import StartCommand
+from harness.build import BUILD_MOUNT, StartCommand
 from harness.discover import Built, Port, Program
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
@@ -35,9 +35,6 @@ STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
 PORT_MOUNT = "/port"
-BUILD_MOUNT = Path("/build")
-"""Where a build's cache entry is mounted in its containers: a path every user may reach, as the
-entry's own may not be (below /root, say)."""
 TMP_SIZE = "256m"
 QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING
 
 from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program
@@ -21,11 +22,13 @@ from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
 from harness.isolation import Isolation
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, reader, text
-from harness.postgres import Database
 from harness.run import PortProcess
 from harness.runner import Runner
 from harness.settings import CellKey, Settings
 from harness.verify import Board
+
+if TYPE_CHECKING:
+    from harness.postgres import Database
 
 INTERRUPT_CHECK_SECONDS = 0.2
 DEFAULTS = Settings()

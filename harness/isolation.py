@@ -16,9 +16,9 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harness.build import build
-from harness.containers import BUILD_MOUNT, PortContainers
+from harness.build import BUILD_MOUNT, build
 from harness.discover import Built, Port, Program, Requirement
 from harness.environment import port_environment
 from harness.errors import StartFailed
@@ -27,7 +27,9 @@ from harness.run import PortProcess, version
 from harness.runner import Runner
 from harness.settings import Settings
 
-MODES = ("subprocess", "sandbox", "container")
+if TYPE_CHECKING:
+    from harness.containers import PortContainers
+
 RUNTIME_FOLDERS = (Path("/run"), Path("/var/run"))
 """Where a machine keeps its services' sockets; empty in the sandbox (/var/run is often a link to /run)."""
 BWRAP = "bwrap"
@@ -45,6 +47,8 @@ class Isolation:
 
     def __post_init__(self) -> None:
         if self.mode == "container" and self.containers is None:
+            from harness.containers import PortContainers  # the Docker SDK, only for a run that uses it
+
             self.containers = PortContainers(self.limits)
 
     def refusal(self) -> str | None:

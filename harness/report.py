@@ -20,7 +20,6 @@ from harness.discover import Port
 from harness.model import Cell, Outcome, Reason, visible
 from harness.serialize import PortInfo, Report, Versions
 
-FORMATS = ("pretty", "plain", "markdown", "json")
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 NOT_OFFERED = "—"
 SHOWN_DIFFS = 5

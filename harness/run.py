@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -45,6 +46,9 @@ POLL_SECONDS = 0.1
 CELL_MARKER = "HANOI_HARNESS_CELL"
 """The environment variable every process of a port's tree inherits: ``<harness identity>:<cell id>``."""
 PR_SET_CHILD_SUBREAPER = 36
+SERVER_FOLDER_PREFIX = "hanoi-postgres-"
+OWNER_FILE = "owner"
+"""An embedded PostgreSQL's folder in the temporary folder, and the file in it naming its harness."""
 
 
 def missing_requirement(port: Port) -> Requirement | None:
@@ -432,3 +436,45 @@ class PortProcess(Runner):
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def remove_server(folder: Path) -> None:
+    """Stop the server whose data lies in ``folder``, if one runs, and remove the folder."""
+    pid_file = folder / "data" / "postmaster.pid"
+    try:
+        postmaster = int(pid_file.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        postmaster = None
+    if postmaster:
+        try:
+            os.kill(postmaster, signal.SIGQUIT)  # immediate shutdown: its children go with it
+            for _ in range(100):
+                if not running(postmaster):
+                    break
+                time.sleep(0.05)
+            else:
+                os.kill(postmaster, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (an exited process not yet reaped does not)."""
+    fields = process_status(pid)
+    return fields is not None and fields[:1] != [b"Z"]
+
+
+def sweep_servers(parent: Path | None = None) -> list[Path]:
+    """Stop and remove the embedded servers that earlier harness runs left in this temporary folder
+    because they were killed before they could (their owner is gone). Returns their folders."""
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
+        try:
+            owner = (folder / OWNER_FILE).read_text().strip()
+        except OSError:
+            continue  # not one of ours, or being made right now
+        if not alive(owner):
+            remove_server(folder)
+            removed.append(folder)
+    return removed

@@ -15,6 +15,12 @@ from harness.model import METHODS, Shard
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_MOVES = 1 << 24
+MODES = ("subprocess", "sandbox", "container")
+"""Where each cell's program runs (isolation.py)."""
+BACKENDS = ("embedded", "server", "docker")
+"""Where the ports that run in PostgreSQL find it (postgres.py)."""
+FORMATS = ("pretty", "plain", "markdown", "json")
+"""The forms a report takes on standard output (report.py)."""
 
 CellKey = tuple[str, str, int]
 """A cell before it runs: (port, method, n)."""

@@ -98,7 +98,7 @@ def load(path: Path) -> Transcript:
         raise TranscriptError(f"{path}: {error!r}") from None
 
 
-def replay(transcript: Transcript, root: Path, database: Database, ports: list[Port], timeout: float = 60) -> list[StepResult]:
+def replay(transcript: Transcript, root: Path, database: Database | None, ports: list[Port], timeout: float = 60) -> list[StepResult]:
     """Type each step into a fresh toplevel; one result a step. A toplevel that cannot start, dies or
     goes quiet makes the remaining steps errors; a missing executable skips them."""
     try:
@@ -132,11 +132,11 @@ def replay(transcript: Transcript, root: Path, database: Database, ports: list[P
     return results
 
 
-def _argv(transcript: Transcript, database: Database, ports: list[Port]) -> list[str]:
+def _argv(transcript: Transcript, database: Database | None, ports: list[Port]) -> list[str]:
     if not transcript.postgresql:
         return list(transcript.command)
     query = next((port.query for port in ports if port.name == transcript.postgresql and port.query), None)
-    if query is None:
+    if query is None or database is None:
         raise Unavailable(f"the transcript needs the {transcript.postgresql} port, which is not here")
     database.prepare(query)
     values = {"{psql}": psql_executable(), "{dsn}": database.dsn()}
