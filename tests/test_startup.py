@@ -1,0 +1,41 @@
+"""What each command loads: the harness starts with click and its own small vocabulary, and a run
+loads the Docker SDK or the PostgreSQL client only when a cell needs one. Not a timed test (those
+flake on a shared machine): benchmarks/startup.py measures what this saves."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+HEAVY = ("docker", "psycopg", "rich", "regex", "testcontainers", "requests")
+
+
+def loaded(*args: str) -> set[str]:
+    """The top-level packages ``harness ARGS`` imports, from Python's own record (-X importtime)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "harness", *args], capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.rpartition("|")[2].strip().split(".")[0] for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",)])
+def test_version_and_help_load_nothing_heavy(args):
+    assert not set(HEAVY) & loaded(*args)
+
+
+def test_a_run_with_no_sql_port_and_no_container_loads_neither_client():
+    packages = loaded("compare", "--n", "1", "-l", "python,bash", "-m", "recursive")
+    assert not {"docker", "psycopg", "testcontainers", "requests"} & packages
+    assert "harness" in packages
+
+
+def test_a_run_of_the_sql_port_loads_the_postgresql_client_only():
+    packages = loaded("compare", "--n", "1", "-l", "sql", "-m", "recursive")
+    assert "psycopg" in packages and not {"docker", "testcontainers"} & packages
