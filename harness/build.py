@@ -90,11 +90,16 @@ def _key(port: Port, program: Program, method: str, n: int, toolchain: str) -> s
     digest = hashlib.sha256(toolchain.encode())
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
-        compiler = Path(shutil.which(argv[0]) or argv[0]) if not toolchain else Path(argv[0])
-        stamp = compiler.stat().st_mtime_ns if compiler.exists() and not toolchain else 0
-        digest.update(repr((argv, str(compiler.resolve()), stamp)).encode())
+        digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())
     digest.update(port.source_digest.encode())
     return digest.hexdigest()[:24]
+
+
+def _compiler_here(name: str) -> str:
+    """The compiler a command names, as this machine has it: its path and when it last changed."""
+    compiler = Path(shutil.which(name) or name)
+    stamp = compiler.stat().st_mtime_ns if compiler.exists() else 0
+    return f"{compiler.resolve()} {stamp}"
 
 
 @contextlib.contextmanager
