@@ -90,6 +90,7 @@ class PortContainers:
         self.limits = limits
         self._engine: Engine | ContainerError | None = None
         self._images: dict[Path, str | ContainerError] = {}
+        self._making: dict[Path, threading.Lock] = {}
         self._running: set[PortContainer] = set()
         self._lock = threading.Lock()
         self._closing = False
@@ -109,13 +110,16 @@ class PortContainers:
     def image(self, port: Port) -> str:
         """The port's image, made the first time a cell asks; :class:`ContainerError` if it cannot be."""
         engine = self.engine()
-        made = self._images.get(port.folder)
-        if made is None:
-            try:
-                made = engine.call(f"making the image of {port.name}", port_image, engine.client, port.name, port.folder, port.requires)
-            except ContainerError as error:
-                made = error
-            self._images[port.folder] = made
+        with self._lock:
+            making = self._making.setdefault(port.folder, threading.Lock())
+        with making:  # cells that ask at once wait for one making, and share how it went
+            made = self._images.get(port.folder)
+            if made is None:
+                try:
+                    made = engine.call(f"making the image of {port.name}", port_image, engine.client, port.name, port.folder, port.requires)
+                except ContainerError as error:
+                    made = error
+                self._images[port.folder] = made
         if isinstance(made, ContainerError):
             raise made
         return made
@@ -173,12 +177,14 @@ class PortContainers:
         container.remove()
 
     def close(self) -> None:
-        """Remove every container of the run; none starts after this."""
+        """Remove every container of the run, and let go of the engine; none starts after this."""
         with self._lock:
             self._closing = True
             containers, self._running = list(self._running), set()
         for container in containers:
             container.remove()
+        if isinstance(self._engine, Engine):
+            self._engine.close()
 
     def __enter__(self) -> PortContainers:
         return self
