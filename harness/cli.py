@@ -307,8 +307,10 @@ def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> context
     PostgreSQL client loaded) for ports of which none runs in PostgreSQL. The DSN's password is a
     secret: a port that prints it has it masked in every report."""
     if dsn:
+        from harness.postgres import dsn_password
+
         SECRETS.add(dsn)
-        SECRETS.add(_password(dsn))
+        SECRETS.add(dsn_password(dsn))
     folder = next((port.folder for port in ports if port.query), None)
     if folder is None:
         return contextlib.nullcontext()
@@ -317,16 +319,6 @@ def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> context
     if settings.backend == "docker":
         _sweep_containers()
     return Database(settings.backend, dsn, folder=folder)
-
-
-def _password(dsn: str) -> str | None:
-    """The password a connection string holds, if it holds one."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        return str(conninfo_to_dict(dsn).get("password") or "") or None
-    except Exception:  # noqa: BLE001 - a DSN too broken to read is refused, saying why, where it is used
-        return None
 
 
 def _isolation(settings: Settings) -> Isolation:

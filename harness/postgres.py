@@ -88,6 +88,15 @@ def hide_password(text: str) -> str:
     return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", text)
 
 
+def dsn_password(dsn: str) -> str | None:
+    """The password a connection string holds, if it holds one and can be read at all."""
+    try:
+        password = conninfo_to_dict(dsn).get("password")
+    except psycopg.ProgrammingError:
+        return None
+    return str(password) if password else None
+
+
 def connect_seconds(timeout: float) -> int:
     """libpq's connect_timeout, in whole seconds, for a cell that has ``timeout`` seconds: the cell's
     time, at most CONNECT_TIMEOUT and at least 1 s (psycopg waits 2 s at least)."""
@@ -109,7 +118,7 @@ def cannot_connect(dsn: str, error: Exception) -> str:
     user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
     database = params.get("dbname") or os.environ.get("PGDATABASE") or user
     reason = first_line(error)
-    password = params.get("password") or os.environ.get("PGPASSWORD")
+    password = dsn_password(dsn) or os.environ.get("PGPASSWORD")
     if password:
         reason = reason.replace(str(password), "***")
     return f"cannot connect to PostgreSQL at host {host}, port {port}, database {database}: {reason}"
