@@ -13,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import docker
@@ -220,6 +220,21 @@ def valid_report(data: dict) -> dict:
     return data
 
 
+def serve_each(server: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+    """Hand each connection ``server`` accepts to ``handle``, one after another, from a thread of its
+    own, until the server is closed. A handler that must keep a connection starts its own thread."""
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            handle(connection)
+
+    threading.Thread(target=accept, daemon=True).start()
+
+
 class Listener:
     """A TCP server on this machine's own address that counts the connections it accepts."""
 
@@ -235,16 +250,11 @@ class Listener:
         self.server = socket.create_server((host, 0))
         self.address = f"{host}/{self.server.getsockname()[1]}"
         self.accepted = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+        serve_each(self.server, self._count)
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            connection.close()
+    def _count(self, connection: socket.socket) -> None:
+        self.accepted += 1
+        connection.close()
 
     def close(self) -> None:
         self.server.close()

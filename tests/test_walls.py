@@ -23,7 +23,7 @@ import docker
 import docker.errors
 import pytest
 
-from conftest import ROOT, compare_json, harness, harness_process, needs_bubblewrap, port_containers, started_in, suite
+from conftest import ROOT, compare_json, harness, harness_process, needs_bubblewrap, port_containers, serve_each, started_in, suite
 from harness.containers import PortContainers
 from harness.discover import MANIFEST, load_port
 from harness.environment import Secrets, port_environment
@@ -57,18 +57,13 @@ class UnixListener:
         self.server.bind(str(self.path))
         self.server.listen()
         self.accepted = 0
-        threading.Thread(target=self._serve, daemon=True).start()
+        serve_each(self.server, self._answer)
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            connection.recv(1024)
-            connection.sendall(b"HTTP/1.0 200 OK\r\n\r\nOK")
-            connection.close()
+    def _answer(self, connection: socket.socket) -> None:
+        self.accepted += 1
+        connection.recv(1024)
+        connection.sendall(b"HTTP/1.0 200 OK\r\n\r\nOK")
+        connection.close()
 
     def close(self) -> None:
         self.server.close()
@@ -221,22 +216,17 @@ class FreezingEngine:
         self.server = socket.socket(socket.AF_UNIX)
         self.server.bind(str(self.path))
         self.server.listen(64)
-        threading.Thread(target=self._accept, daemon=True).start()
+        serve_each(self.server, self._forward)
 
     @property
     def host(self) -> str:
         return f"unix://{self.path}"
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            upstream = socket.socket(socket.AF_UNIX)
-            upstream.connect(self.engine)
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+    def _forward(self, client: socket.socket) -> None:
+        upstream = socket.socket(socket.AF_UNIX)
+        upstream.connect(self.engine)
+        for source, sink in ((client, upstream), (upstream, client)):
+            threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
 
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
@@ -337,15 +327,7 @@ def test_an_engine_that_never_answers_is_named_on_each_cell(tmp_path, run_tmpdir
                 held.append(connection)  # and never a word more
                 return
 
-    def serve() -> None:
-        while True:
-            try:
-                connection, _ = silent.accept()
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(connection,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
+    serve_each(silent, lambda connection: threading.Thread(target=answer, args=(connection,), daemon=True).start())
     root = suite(tmp_path, "ballast", real=(), fakes_from=ISOLATION_PORTS)
     started = time.monotonic()
     try:
