@@ -23,6 +23,7 @@ import getpass
 import hashlib
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import psycopg
-from psycopg import sql
+from psycopg import pq, sql
 from psycopg.conninfo import conninfo_to_dict
 
 from harness.discover import Query
@@ -533,18 +534,69 @@ def statement(query: Query, method: str, n: int) -> sql.Composed:
 def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterator[bytes]:
     """The query's rows as a port's lines, each row's columns joined by single spaces (a NULL shows
     as ``\\N``), in blocks of about COPY_BLOCK_BYTES: PostgreSQL's COPY sends them as text, so no
-    row becomes a Python object on the way."""
-    with connection.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(query)) as copy:
-        rows: list[bytes] = []
-        size = 0
-        for row in copy:
+    row becomes a Python object on the way.
+
+    The rows are taken from libpq itself, every row it holds at once, and the socket is waited on
+    only when it holds none: psycopg's ``Copy`` waits once a row, which cost the harness more time
+    (and GIL) than the server took to make the rows. A connection cut by the deadline ends the
+    wait, as a failed read; a failed query is raised as psycopg's own error for it."""
+    pgconn = connection.pgconn
+    pgconn.send_query(sql.SQL("COPY ({}) TO STDOUT").format(query).as_bytes(connection))
+    while pgconn.flush():
+        _wait(pgconn.socket, select.POLLOUT)
+    _expect(pq.ExecStatus.COPY_OUT, connection)
+    rows: list[bytes] = []
+    size = 0
+    while True:
+        length, row = pgconn.get_copy_data(1)
+        if length > 0:
             rows.append(bytes(row))
-            size += len(row)
-            if size >= COPY_BLOCK_BYTES:
-                yield b"".join(rows).replace(b"\t", b" ")
-                rows, size = [], 0
+            size += length
+            if size < COPY_BLOCK_BYTES:
+                continue
+        elif length == 0 and not rows:  # libpq holds no row: wait for the server
+            _wait(pgconn.socket, select.POLLIN)
+            pgconn.consume_input()
+            continue
         if rows:
             yield b"".join(rows).replace(b"\t", b" ")
+            rows, size = [], 0
+        if length < 0:  # the COPY is over
+            break
+    _expect(pq.ExecStatus.COMMAND_OK, connection)
+    _drain(pgconn)
+
+
+def _wait(fd: int, event: int) -> None:
+    poller = select.poll()
+    poller.register(fd, event | select.POLLHUP | select.POLLERR)
+    poller.poll()
+
+
+def _result(pgconn: pq.abc.PGconn) -> pq.abc.PGresult | None:
+    """The query's next result, waiting on the socket rather than in libpq."""
+    while pgconn.is_busy():
+        _wait(pgconn.socket, select.POLLIN)
+        pgconn.consume_input()
+    return pgconn.get_result()
+
+
+def _expect(wanted: pq.ExecStatus, connection: psycopg.Connection) -> None:
+    """Take the query's next result; one that is not ``wanted`` is raised as psycopg's error for it,
+    once the query's other results are taken, so the connection is ready for another query."""
+    pgconn = connection.pgconn
+    result = _result(pgconn)
+    if result is not None and result.status == wanted:
+        return
+    _drain(pgconn)
+    if result is None:
+        raise psycopg.OperationalError(pgconn.get_error_message() or "the server sent no result")
+    raise psycopg.errors.error_from_result(result, encoding=connection.info.encoding)
+
+
+def _drain(pgconn: pq.abc.PGconn) -> None:
+    while _result(pgconn) is not None:
+        pass
 
 
 class _ServerProcess:

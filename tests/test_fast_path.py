@@ -5,6 +5,7 @@ here against the slow path, which the on_move callback forces, on outputs corrup
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from harness.discover import load_port
 from harness.evaluate import _Reading
 from harness.expect import STRETCH_MOVES, reference_digest
 from harness.model import CLASSIC, CYCLIC, Cell, Finish, Move, Outcome
+from harness.run import PortProcess
 
 N = 14  # 16383 moves: several stretches, so most of the output is taken by the fast path
 MANIFEST = """
@@ -127,3 +129,15 @@ def test_the_reference_digest_is_sha256_of_the_reference_moves():
         for n in (0, 1, 5, 13):
             text = "".join(f"{move.canonical()}\n" for move in rules.reference(n))
             assert reference_digest(rules, n) == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_port_that_writes_a_line_at_a_time_is_read_in_few_blocks():
+    """A port that writes each line by itself would wake the harness once a line (the Prolog and
+    Bash ports do): the harness lets the pipe fill and reads it in large blocks, every byte kept."""
+    lines = 20000
+    writer = f"import os\nfor i in range({lines}): os.write(1, b'%d from 0 to 2\\n' % i)"
+    with PortProcess([sys.executable, "-c", writer], Path(__file__).parent, timeout=60) as process:
+        blocks = list(process.output())
+        assert process.finish().failure is None
+    assert b"".join(blocks) == b"".join(b"%d from 0 to 2\n" % i for i in range(lines))
+    assert len(blocks) <= 100  # a block a line would be 20000; without the wait, hundreds to thousands

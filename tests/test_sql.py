@@ -15,6 +15,7 @@ from pathlib import Path
 import docker
 import psycopg
 import pytest
+from psycopg import sql
 
 from conftest import (
     REAL_PORTS,
@@ -30,7 +31,7 @@ from conftest import (
 )
 from harness.evaluate import evaluate
 from harness.model import CLASSIC, METHODS, Outcome
-from harness.postgres import Database
+from harness.postgres import Database, rows_as_lines
 from harness.settings import Settings
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
@@ -149,6 +150,31 @@ def test_kept_b_toh_still_ends_on_peg_1_for_even_n(scratch):
     scratch.execute(HANOI_SQL.read_text())
     assert scratch.execute("SELECT hanoi.b_toh(4)").fetchone() == ("15 moves",)
     assert scratch.notices[-1] == "Move 15: From 2 to 1"
+
+
+def test_rows_come_whole_and_in_order_in_blocks(scratch):
+    """Every row once, in order, NULL as \\N, many rows to a block."""
+    query = sql.SQL("SELECT i, i % 3, CASE WHEN i = 7 THEN NULL ELSE (i + 1) % 3 END FROM generate_series(1, 200000) i")
+    blocks = list(rows_as_lines(scratch, query))
+    null = "\\N"
+    expected = "".join(f"{i} {i % 3} {null if i == 7 else (i + 1) % 3}\n" for i in range(1, 200001)).encode()
+    assert b"".join(blocks) == expected
+    assert len(blocks) < 200000 / 100
+    assert scratch.execute("SELECT 1").fetchone() == (1,)  # the connection is left ready for the next query
+
+
+def test_a_query_that_fails_mid_copy_raises_the_servers_error(scratch):
+    query = sql.SQL("SELECT 1 / (i - 150000) FROM generate_series(1, 200000) i")
+    taken = b""
+    with pytest.raises(psycopg.errors.DivisionByZero):
+        for block in rows_as_lines(scratch, query):
+            taken += block
+    assert taken.count(b"\n") < 150000
+
+
+def test_a_query_refused_before_its_first_row_raises_the_servers_error(scratch):
+    with pytest.raises(psycopg.errors.UndefinedTable):
+        list(rows_as_lines(scratch, sql.SQL("SELECT * FROM no_such_table")))
 
 
 def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, database):
