@@ -534,7 +534,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     ports = _chosen(ports, settings)
     started = now()
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
-        task = progress.add_task("cells", total=len(settings.plan()))
+        task = progress.add_task("cells", total=len(settings.plan.cells()))
         query = next((port.query for port in ports if port.query), None)
         if database is not None and query is not None:
             database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
@@ -543,7 +543,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         )
         versions = _versions(ports, database, isolated)
     report = Report(
-        "compare", started, now(), commit(PROJECT_ROOT), settings.options(), machine(),
+        "compare", started, now(), commit(PROJECT_ROOT), settings.plan, settings.options(), machine(),
         [port_info(port, versions) for port in ports], list(settings.methods), cells,
     )
     _publish(report, Outputs.given(given))
@@ -552,14 +552,24 @@ def compare(ports: list[Port], /, **given: Any) -> None:
 @cli.command(epilog=EXIT_CODES)
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
+@click.option(
+    "--expect", type=click.Choice(["checkout", "plan"]), default="checkout", show_default=True,
+    help="What must have a report: every port the manifests under --root list and all the reports' plans hold (checkout), or their plans alone (plan).",
+)
 @options(*REPORTS)
-def merge(reports: tuple[str, ...], mixed: bool, **given: Any) -> None:
+@click.pass_context
+def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> None:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
-    decide from their digests whether all the ports agree, as compare does for one run."""
+    decide from their digests whether all the ports agree, as compare does for one run. Each report
+    records the run it is part of: a port, a shard or a cell of it that no report holds fails the merge,
+    named."""
     from harness.serialize import merge_reports
 
+    if expect == "checkout" and not ctx.obj:
+        raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
+    expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
     try:
-        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed)
+        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed, expected)
     except MergeError as error:
         raise click.UsageError(str(error)) from None
     _publish(merged, Outputs.given(given))
