@@ -664,13 +664,16 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
+@options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj
-def doctor(ports: list[Port], install_missing: bool) -> None:
-    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say.
+def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
+    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
+    with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
     Exit 0 when everything is here, 1 when something is still missing."""
     from harness.doctor import install, needs
 
+    ports = _chosen(ports, _settings(ports, given))
     found = needs(ports)
     missing = [need.requirement for need in found if not need.found]
     if missing and install_missing:
