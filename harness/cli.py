@@ -670,8 +670,10 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
 def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
     with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
-    Exit 0 when everything is here, 1 when something is still missing."""
+    Then whether --isolation sandbox can run here, and if not, why and what to do.
+    Exit 0 when everything the ports need is here, 1 when something is still missing."""
     from harness.doctor import install, needs
+    from harness.isolation import sandbox_problem
 
     ports = _chosen(ports, _settings(ports, given))
     found = needs(ports)
@@ -685,6 +687,8 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     for need in found:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
+    problem = sandbox_problem()
+    click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
         click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))
