@@ -240,11 +240,11 @@ def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tupl
              "plan": r.plan.to_json(), "options": r.options, "machine": r.machine}
             for path, r in reports
         ],
-        missing=missing(plans, set(seen), [port for port in expected if port not in planned]),
+        missing=unreported(plans, set(seen), [port for port in expected if port not in planned]),
     )
 
 
-def missing(plans: list[RunPlan], held: set[str], unplanned: list[str]) -> list[str]:
+def unreported(plans: list[RunPlan], held: set[str], unplanned: list[str]) -> list[str]:
     """What no report holds, each named once and as a whole: a port no plan names (of ``unplanned``),
     a shard of a run none of whose reports is that shard, and then any other planned cell not ``held``."""
     found = [f"port {port}: no report (the checkout's manifests list it)" for port in unplanned]
