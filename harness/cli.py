@@ -2,8 +2,8 @@
 
 Every command shares one set of options (defined once, below) and one exit-code policy:
 0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
-1 when a cell failed or errored, the ports disagree, a manifest is broken or a report could not be
-written, 2 for a usage error, and 128 + the signal's number when interrupted (130 for Ctrl-C).
+1 when a cell failed or errored, the ports disagree, a manifest is broken, a report could not be
+written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and 128 + the signal's number when interrupted (130 for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -433,7 +433,8 @@ def _say_removed(left: list[str]) -> None:
 
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
-a manifest is broken or a report could not be written; 2 for a usage error; 128 + the signal's
+a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
+2 for a usage error; 128 + the signal's
 number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 
 
@@ -534,7 +535,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     ports = _chosen(ports, settings)
     started = now()
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
-        task = progress.add_task("cells", total=len(settings.plan()))
+        task = progress.add_task("cells", total=len(settings.plan.cells()))
         query = next((port.query for port in ports if port.query), None)
         if database is not None and query is not None:
             database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
@@ -543,7 +544,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         )
         versions = _versions(ports, database, isolated)
     report = Report(
-        "compare", started, now(), commit(PROJECT_ROOT), settings.options(), machine(),
+        "compare", started, now(), commit(PROJECT_ROOT), settings.plan, settings.options(), machine(),
         [port_info(port, versions) for port in ports], list(settings.methods), cells,
     )
     _publish(report, Outputs.given(given))
@@ -552,14 +553,24 @@ def compare(ports: list[Port], /, **given: Any) -> None:
 @cli.command(epilog=EXIT_CODES)
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
+@click.option(
+    "--expect", type=click.Choice(["checkout", "plan"]), default="checkout", show_default=True,
+    help="What must have a report: every port the manifests under --root list and all the reports' plans hold (checkout), or their plans alone (plan).",
+)
 @options(*REPORTS)
-def merge(reports: tuple[str, ...], mixed: bool, **given: Any) -> None:
+@click.pass_context
+def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> None:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
-    decide from their digests whether all the ports agree, as compare does for one run."""
+    decide from their digests whether all the ports agree, as compare does for one run. Each report
+    records the run it is part of: a port, a shard or a cell of it that no report holds fails the merge,
+    named."""
     from harness.serialize import merge_reports
 
+    if expect == "checkout" and not ctx.obj:
+        raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
+    expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
     try:
-        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed)
+        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed, expected)
     except MergeError as error:
         raise click.UsageError(str(error)) from None
     _publish(merged, Outputs.given(given))
@@ -654,13 +665,18 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
+@options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj
-def doctor(ports: list[Port], install_missing: bool) -> None:
-    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say.
-    Exit 0 when everything is here, 1 when something is still missing."""
+def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
+    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
+    with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
+    Then whether --isolation sandbox can run here, and if not, why and what to do.
+    Exit 0 when everything the ports need is here, 1 when something is still missing."""
     from harness.doctor import install, needs
+    from harness.isolation import sandbox_problem
 
+    ports = _chosen(ports, _settings(ports, given))
     found = needs(ports)
     missing = [need.requirement for need in found if not need.found]
     if missing and install_missing:
@@ -672,6 +688,8 @@ def doctor(ports: list[Port], install_missing: bool) -> None:
     for need in found:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
+    problem = sandbox_problem()
+    click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
         click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))

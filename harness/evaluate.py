@@ -324,7 +324,7 @@ def evaluate_all(
         return cell
 
     pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
-    futures = [pool.submit(one, key) for key in settings.plan()]
+    futures = [pool.submit(one, key) for key in settings.plan.cells()]
     try:
         # Wait in short steps: Ctrl-C may be delivered to a worker thread, and the main thread
         # only notices it when it wakes.

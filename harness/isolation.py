@@ -11,8 +11,10 @@ deadline: limits.py), and every mode's running cell is a :class:`~harness.runner
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,11 @@ RUNTIME_FOLDERS = (Path("/run"), Path("/var/run"))
 """Where a machine keeps its services' sockets; empty in the sandbox (/var/run is often a link to /run)."""
 BWRAP = "bwrap"
 BWRAP_INSTALL = "Debian: apt-get install bubblewrap"
+USER_NAMESPACES = (
+    "where unprivileged user namespaces are restricted (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns=1), "
+    "allow them with sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or give bwrap an AppArmor profile "
+    "that allows userns (README: Running as a user who is not root)"
+)
 
 
 @dataclass
@@ -53,9 +60,7 @@ class Isolation:
 
     def refusal(self) -> str | None:
         """Why no cell can run in this mode here, if none can."""
-        if self.mode == "sandbox" and shutil.which(BWRAP) is None:
-            return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
-        return None
+        return sandbox_problem() if self.mode == "sandbox" else None
 
     def start(self, port: Port, program: Program, method: str, n: int, settings: Settings) -> Runner:
         """The cell's program running (built first, if it must be); a
@@ -108,6 +113,25 @@ class Isolation:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """Why the sandbox cannot run here, if it cannot: bubblewrap is missing, or cannot make the
+    namespaces it needs (as a user who is not root where the kernel or AppArmor forbids them), which
+    only trying shows."""
+    if shutil.which(BWRAP) is None:
+        return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
+    try:
+        tried = subprocess.run(
+            sandboxed(["true"], Path("/"), readable=[]), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{BWRAP} could not be run: {error}"
+    if tried.returncode == 0:
+        return None
+    said = next(iter(tried.stderr.strip().splitlines()), f"exit code {tried.returncode}")
+    return f"{BWRAP} cannot make a sandbox here ({said}); {USER_NAMESPACES}"
 
 
 def held_environment(program: Program) -> dict[str, str]:

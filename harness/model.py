@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -217,6 +217,14 @@ class Cell:
     def label(self) -> str:
         """``python/recursive n=5``: the cell as people read it."""
         return f"{self.port}/{self.method} n={self.n}"
+
+
+def span(ns: Iterable[int]) -> str:
+    """``0-12`` for a run of consecutive n, else ``3,8,12``."""
+    ns = sorted(ns)
+    if len(ns) > 2 and ns == list(range(ns[0], ns[-1] + 1)):
+        return f"{ns[0]}-{ns[-1]}"
+    return ",".join(map(str, ns))
 
 
 def cell_id(port: str, method: str, n: int) -> str:

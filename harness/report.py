@@ -17,21 +17,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.discover import Port
-from harness.model import Cell, Outcome, Reason, visible
+from harness.model import Cell, Outcome, Reason, span, visible
 from harness.serialize import PortInfo, Report, Versions
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 NOT_OFFERED = "—"
 SHOWN_DIFFS = 5
+SHOWN_IN_SUMMARY = 10
+"""The most problems or disagreements a Markdown summary lists; the rest are counted."""
 
-
-
-def span(ns: Iterable[int]) -> str:
-    """``0-12`` for a run of consecutive n, else ``3,8,12``."""
-    ns = sorted(ns)
-    if len(ns) > 2 and ns == list(range(ns[0], ns[-1] + 1)):
-        return f"{ns[0]}-{ns[-1]}"
-    return ",".join(map(str, ns))
 
 
 def one_line(text: str) -> str:
@@ -135,6 +129,7 @@ class _View:
     faults: list[Fault]
     differences: list[Difference]
     disagreements: list[tuple[str, list[tuple[str, list[str]]]]]
+    missing: list[str]
     verdict: str
     passed: bool
 
@@ -158,7 +153,9 @@ def _view(report: Report) -> _View:
     ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
     counts = collections.Counter(cell.outcome for cell in cells if offered(cell))
     tally = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]) or "none"
-    if not ran:
+    if report.missing:
+        verdict = f"Incomplete: not every part of the run has a report ({tally})."
+    elif not ran:
         verdict = f"No cell ran ({tally})."
     elif report.passed:
         each = "an n" if len({group.rules for group in report.agreement}) == 1 else "a puzzle and n"
@@ -171,7 +168,7 @@ def _view(report: Report) -> _View:
     ]
     return _View(
         f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, shown_faults, shown_differences,
-        disagreements, verdict, report.passed,
+        disagreements, [visible(item) for item in report.missing], verdict, report.passed,
     )
 
 
@@ -221,6 +218,10 @@ def _pretty(view: _View, console: Console) -> None:
             console.print()
         if len(view.differences) > SHOWN_DIFFS:
             console.print(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
+    if view.missing:
+        console.print("\n[bold]Missing[/]")
+        for item in view.missing:
+            console.print(f"  [red]{escape(item)}[/]", highlight=False)
     console.print()
     for headline, digests in view.disagreements:
         console.print(f"[red]{escape(headline)}[/]")
@@ -256,6 +257,8 @@ def plain(report: Report) -> str:
             lines += [f"  {line}" for line in ("--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines)]
         if len(view.differences) > SHOWN_DIFFS:
             lines.append(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
+    if view.missing:
+        lines += ["", "Missing"] + [f"  {item}" for item in view.missing]
     lines.append("")
     for headline, digests in view.disagreements:
         lines.append(headline)
@@ -276,7 +279,8 @@ def _md_code(text: str) -> str:
 
 
 def markdown(report: Report) -> str:
-    """GitHub-flavoured Markdown, for a CI step summary."""
+    """GitHub-flavoured Markdown, for a CI step summary: the table of ports by methods, then at most
+    SHOWN_IN_SUMMARY of each kind of problem, so that a big run's summary stays short."""
     view = _view(report)
     mark = {Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.ERROR: "⚠️", Outcome.SKIPPED: "⏭️"}
     lines = [f"### {'✅' if view.passed else '❌'} {view.title}", ""]
@@ -285,19 +289,27 @@ def markdown(report: Report) -> str:
     for port, versions, columns in view.rows:
         texts = ["<br>".join(f"{mark[outcome]} {text}" if outcome else text for outcome, text in column) for column in columns]
         lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(_md(text) for text in texts) + " |")
+    if view.missing:
+        lines += ["", "#### Missing", ""] + [f"- {_md(item)}" for item in view.missing]
     if view.faults:
         lines += ["", "#### Problems", ""]
-        for port, group in _by_port(view.faults):
-            lines.append(f"- **{_md(port)}**")
-            lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
+        lines += [f"- **{_md(p.port)}** {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in view.faults[:SHOWN_IN_SUMMARY]]
+        lines += _more(len(view.faults), "problems")
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]
         for difference in view.differences[:SHOWN_DIFFS]:
             lines += ["```diff", "--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines, "```"]
-    for headline, digests in view.disagreements:
+        lines += _more(len(view.differences), "differences", SHOWN_DIFFS)
+    for headline, digests in view.disagreements[:SHOWN_IN_SUMMARY]:
         lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {', '.join(labels)}" for digest, labels in digests]
+    lines += _more(len(view.disagreements), "disagreements")
     lines += ["", f"**{view.verdict}**", ""]
     return "\n".join(lines)
+
+
+def _more(count: int, what: str, shown: int = SHOWN_IN_SUMMARY) -> list[str]:
+    """The line that counts what a summary leaves out, if it leaves out anything."""
+    return ["", f"… and {count - shown} more {what}; the JSON report holds them all"] if count > shown else []
 
 
 def junit(report: Report) -> str:
@@ -335,6 +347,12 @@ def junit(report: Report) -> str:
         if not group.agrees:
             failure = ET.SubElement(case, "failure", message=f"the ports print {len(group.by_digest)} different sequences")
             failure.text = "\n".join(f"{digest}  {', '.join(labels)}" for digest, labels in group.by_digest.items())
+    if report.missing:
+        absent = ET.SubElement(suites, "testsuite", name="missing", tests=str(len(report.missing)), failures=str(len(report.missing)))
+        absent.set("errors", "0")
+        absent.set("skipped", "0")
+        for item in report.missing:
+            ET.SubElement(ET.SubElement(absent, "testcase", classname="missing", name=item.partition(":")[0]), "failure", message=item)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + visible(ET.tostring(suites, encoding="unicode")) + "\n"
 

@@ -16,9 +16,13 @@ from typing import Any
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
 from harness.errors import MergeError, ReportError
-from harness.model import METHODS, Cell, Outcome, Reason
+from harness.model import METHODS, Cell, Outcome, Reason, Shard, cell_id, span
+from harness.settings import RunPlan
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: a report records its plan, and a merge what of the plans no report holds."""
+SHOWN_MISSING_CELLS = 20
+"""The most missing cells a merge names one by one; the rest are counted."""
 
 Versions = dict[str, dict[str, str | None]]
 """Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
@@ -72,12 +76,13 @@ class PortInfo:
 
 @dataclass
 class Report:
-    """One run of ``compare`` (or several merged): when, where, with what options, and every cell."""
+    """One run of ``compare`` (or several merged): when, where, with what plan and options, and every cell."""
 
     command: str
     started: str
     finished: str
     commit: str | None
+    plan: RunPlan
     options: dict[str, Any]
     machine: dict[str, Any]
     ports: list[PortInfo]
@@ -85,7 +90,9 @@ class Report:
     cells: list[Cell]
     harness: str = __version__
     sources: list[dict[str, Any]] = field(default_factory=list)
-    """For a merged report, the runs it was made from (each one's times, commit, options, machine)."""
+    """For a merged report, the runs it was made from (each one's times, commit, plan, options, machine)."""
+    missing: list[str] = field(default_factory=list)
+    """For a merged report, each part of the plans that no report holds: a port, a shard, a cell."""
 
     @property
     def agreement(self) -> list[Agreement]:
@@ -94,8 +101,8 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """Whether every cell that ran passed and the ports agree."""
-        return succeeded(self.cells, self.agreement)
+        """Whether nothing planned is missing, every cell that ran passed and the ports agree."""
+        return not self.missing and succeeded(self.cells, self.agreement)
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -107,6 +114,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "started": report.started,
         "finished": report.finished,
         "commit": report.commit,
+        "plan": report.plan.to_json(),
         "options": report.options,
         "machine": report.machine,
         "passed": report.passed,
@@ -123,7 +131,8 @@ def to_json(report: Report) -> dict[str, Any]:
             for group in report.agreement
         ],
     }
-    if report.sources:
+    if report.command == "merge":
+        data["missing"] = report.missing
         data["sources"] = report.sources
     return data
 
@@ -151,7 +160,8 @@ def from_json(data: Any, source: str) -> Report:
         raise ReportError(f"{source}: not a harness report (a JSON object is expected)")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise ReportError(f"{source}: schema version {version!r}; this harness reads version {SCHEMA_VERSION}")
+        older = "; an older harness wrote it, and it records no plan of its run: make it again with this one" if version == 1 else ""
+        raise ReportError(f"{source}: schema version {version!r}; this harness reads version {SCHEMA_VERSION}{older}")
     try:
         ports = [
             PortInfo(name, entry["summary"], tuple(entry["methods"]), dict(entry["versions"]), entry["problem"])
@@ -160,11 +170,25 @@ def from_json(data: Any, source: str) -> Report:
         cells = [_cell_from_json(entry) for entry in data["cells"]]
         return Report(
             command=data["command"], started=data["started"], finished=data["finished"], commit=data["commit"],
-            options=dict(data["options"]), machine=dict(data["machine"]), ports=ports, methods=list(data["methods"]),
-            cells=cells, harness=data["harness"], sources=list(data.get("sources", [])),
+            plan=_plan_from_json(data["plan"]), options=dict(data["options"]), machine=dict(data["machine"]), ports=ports,
+            methods=list(data["methods"]), cells=cells, harness=data["harness"], sources=list(data.get("sources", [])),
+            missing=list(data.get("missing", [])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ReportError(f"{source}: not a harness report of schema version {SCHEMA_VERSION} ({type(error).__name__}: {error})") from None
+
+
+def _plan_from_json(entry: dict[str, Any]) -> RunPlan:
+    methods = [str(method) for method in entry["methods"]]
+    if unknown := [method for method in methods if method not in METHODS]:
+        raise ValueError(f"unknown methods {unknown} in the plan")
+    shard = None
+    if entry["shard"] is not None:
+        index, count = (int(part) for part in str(entry["shard"]).split("/"))
+        if not 1 <= index <= count:
+            raise ValueError(f"no shard {entry['shard']!r}")
+        shard = Shard(index, count)
+    return RunPlan(tuple(str(port) for port in entry["ports"]), tuple(methods), tuple(int(n) for n in entry["n"]), shard)
 
 
 def _cell_from_json(entry: dict[str, Any]) -> Cell:
@@ -177,10 +201,12 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
     )
 
 
-def merge_reports(reports: list[tuple[str, Report]], mixed: bool) -> Report:
+def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tuple[str, ...] = ()) -> Report:
     """One report of the cells of several runs (each read from the path it is paired with), such as
-    the shards of one run on several machines, merged on this machine. :class:`MergeError` for reports from
-    different commits or harness versions (unless ``mixed``), or that hold one cell twice."""
+    the shards of one run on several machines, merged on this machine. It fails, naming them, where
+    the reports' plans, or the ports ``expected`` besides, hold something no report does.
+    :class:`MergeError` for reports from different commits or harness versions (unless ``mixed``),
+    or that hold one cell twice."""
     commits = {report.commit for _, report in reports}
     harnesses = {report.harness for _, report in reports}
     if not mixed and (len(commits) > 1 or len(harnesses) > 1):
@@ -199,12 +225,41 @@ def merge_reports(reports: list[tuple[str, Report]], mixed: bool) -> Report:
     methods = [method for method in METHODS if any(method in report.methods for _, report in reports)]
     order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
     cells = sorted((cell for _, report in reports for cell in report.cells), key=lambda c: (c.n, *order[(c.port, c.method)]))
+    plans = [report.plan for _, report in reports]
+    planned = {port for plan in plans for port in plan.ports}
+    whole = RunPlan(
+        tuple(sorted(planned | set(expected))), tuple(method for method in METHODS if any(method in plan.methods for plan in plans)),
+        tuple(sorted({n for plan in plans for n in plan.ns})),
+    )
     return Report(
         "merge", min(r.started for _, r in reports), max(r.finished for _, r in reports), commits.pop() if len(commits) == 1 else None,
-        {"reports": [path for path, _ in reports], "mixed": mixed}, machine(), [ports[name] for name in sorted(ports)], methods, cells,
+        whole, {"reports": [path for path, _ in reports], "mixed": mixed, "expected": list(expected)}, machine(),
+        [ports[name] for name in sorted(ports)], methods, cells,
         sources=[
             {"path": path, "harness": r.harness, "started": r.started, "finished": r.finished, "commit": r.commit,
-             "options": r.options, "machine": r.machine}
+             "plan": r.plan.to_json(), "options": r.options, "machine": r.machine}
             for path, r in reports
         ],
+        missing=unreported(plans, set(seen), [port for port in expected if port not in planned]),
     )
+
+
+def unreported(plans: list[RunPlan], held: set[str], unplanned: list[str]) -> list[str]:
+    """What no report holds, each named once and as a whole: a port no plan names (of ``unplanned``),
+    a shard of a run none of whose reports is that shard, and then any other planned cell not ``held``."""
+    found = [f"port {port}: no report (the checkout's manifests list it)" for port in unplanned]
+    accounted = set(held)
+    shards: dict[tuple[RunPlan, int], set[int]] = {}
+    for plan in plans:
+        if plan.shard is not None:
+            shards.setdefault((plan.whole(), plan.shard.count), set()).add(plan.shard.index)
+    for (run, count), indices in shards.items():
+        for index in sorted(set(range(1, count + 1)) - indices):
+            shard = RunPlan(run.ports, run.methods, run.ns, Shard(index, count))
+            found.append(f"shard {shard.shard}: no report (of the run of ports {', '.join(run.ports)}; n={span(run.ns)}; {', '.join(run.methods)})")
+            accounted.update(cell_id(*key) for key in shard.cells())
+    cells = list(dict.fromkeys(cell_id(*key) for plan in plans for key in plan.whole().cells() if cell_id(*key) not in accounted))
+    found += [f"cell {cell}: no report" for cell in cells[:SHOWN_MISSING_CELLS]]
+    if len(cells) > SHOWN_MISSING_CELLS:
+        found.append(f"… and {len(cells) - SHOWN_MISSING_CELLS} more cells: no report")
+    return found

@@ -1,8 +1,8 @@
 """One run's settings, built once from the command line and passed down whole: which cells to run
 (ports, methods, n, the shard), how (jobs, time, limits, isolation, the PostgreSQL backend) and what
 counts (strict, fail-fast, the most moves). The settings own the plan of cells, so the progress bar,
-the evaluator and the report all count the same cells, and they are what the report records as the
-run's options.
+the evaluator and the report all count the same cells; the report records the plan, and the rest as
+the run's options.
 """
 
 from __future__ import annotations
@@ -24,6 +24,32 @@ FORMATS = ("pretty", "plain", "markdown", "json")
 
 CellKey = tuple[str, str, int]
 """A cell before it runs: (port, method, n)."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """The whole run a report belongs to: the ports, methods and n asked for, and which shard of it
+    ran. A report carries it so that a merge of several can tell what none of them holds."""
+
+    ports: tuple[str, ...]
+    methods: tuple[str, ...]
+    ns: tuple[int, ...]
+    shard: Shard | None = None
+
+    def cells(self) -> list[CellKey]:
+        """The cells of the run, or of its shard, in the report's order: by n, then port, then method."""
+        return [
+            (port, method, n) for n in self.ns for port in self.ports for method in self.methods
+            if self.shard is None or self.shard.holds(port, method, n)
+        ]
+
+    def whole(self) -> RunPlan:
+        """The run this shard is part of: all of its cells."""
+        return RunPlan(self.ports, self.methods, self.ns)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as the report records it."""
+        return {"ports": list(self.ports), "methods": list(self.methods), "n": list(self.ns), "shard": str(self.shard) if self.shard else None}
 
 
 @dataclass(frozen=True)
@@ -51,12 +77,10 @@ class Settings:
         """How long a build may take: ``build_timeout``, else the cell's own time."""
         return self.build_timeout if self.build_timeout is not None else self.timeout
 
-    def plan(self) -> list[CellKey]:
-        """Every cell of the run, or of its shard, in the report's order: by n, then port, then method."""
-        return [
-            (port, method, n) for n in self.ns for port in self.ports for method in self.methods
-            if self.shard is None or self.shard.holds(port, method, n)
-        ]
+    @property
+    def plan(self) -> RunPlan:
+        """The cells asked for: the ports, methods and n, and the shard."""
+        return RunPlan(self.ports, self.methods, self.ns, self.shard)
 
     def too_many_moves(self, method: str, n: int) -> str | None:
         """Why a cell is left out when its method needs more moves than ``max_moves``, if it does."""
@@ -64,10 +88,9 @@ class Settings:
         return f"{count:,} moves is over --max-moves {self.max_moves:,}" if self.max_moves is not None and count > self.max_moves else None
 
     def options(self) -> dict[str, Any]:
-        """The settings as the report records them, by option name."""
+        """The settings but the plan, as the report records them, by option name."""
         return {
-            "n": list(self.ns), "ports": list(self.ports), "methods": list(self.methods), "jobs": self.jobs,
-            "timeout": self.timeout, "strict": self.strict, "max_moves": self.max_moves, "fail_fast": self.fail_fast,
-            "shard": str(self.shard) if self.shard else None, "backend": self.backend, "isolation": self.isolation,
+            "jobs": self.jobs, "timeout": self.timeout, "strict": self.strict, "max_moves": self.max_moves, "fail_fast": self.fail_fast,
+            "backend": self.backend, "isolation": self.isolation,
             "memory": self.limits.memory, "processes": self.limits.processes, "build_timeout": self.build_seconds,
         }

@@ -24,7 +24,7 @@ from docker_engine import Engine, required
 from harness.compare import StreamDigest
 from harness.containers import RUN_LABEL
 from harness.discover import Port, discover
-from harness.isolation import BWRAP, Isolation
+from harness.isolation import Isolation, sandbox_problem
 from harness.model import METHODS
 from harness.postgres import Database
 
@@ -126,9 +126,11 @@ def run_tmpdir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-NO_BUBBLEWRAP = "the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)"
-needs_bubblewrap = pytest.mark.skipif(shutil.which(BWRAP) is None, reason=NO_BUBBLEWRAP)
-"""For a test that runs the sandbox: skipped, saying how to get it, where bubblewrap is missing."""
+NO_SANDBOX = sandbox_problem()
+"""Why the sandbox cannot run here, as the harness says it: bubblewrap is missing, or cannot make its
+namespaces (a user who is not root where user namespaces are restricted, as on Ubuntu 24.04)."""
+needs_bubblewrap = pytest.mark.skipif(NO_SANDBOX is not None, reason=f"{NO_SANDBOX}")
+"""For a test that runs the sandbox: skipped where it cannot run, saying why and what to do."""
 
 
 def left_behind(folder: Path) -> str | None:

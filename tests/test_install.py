@@ -1,16 +1,21 @@
 """The harness as a user installs it: ``pip install`` of a clone into a fresh virtual environment,
-then the installed ``harness`` run inside that clone and outside any."""
+then the installed ``harness`` run inside that clone and outside any; and the install path of the ports' tools
+as a user who is not root."""
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-from conftest import ROOT, left_behind, valid_report
+import pytest
+
+from conftest import FAKE_PORTS, ROOT, left_behind, valid_report
 from harness.discover import discover
 
 NOT_IN_A_CLONE = (".git", ".venv", "__pycache__", "*.egg-info", "build", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
@@ -58,3 +63,59 @@ def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says
     assert nowhere.returncode == 2
     assert nowhere.stderr.startswith("harness: no ports here: run inside a checkout") and len(nowhere.stderr.splitlines()) == 1
     assert left_behind(run_tmpdir) is None
+
+
+def test_the_install_path_as_a_user_who_is_not_root():
+    """As on GitHub's runners: the user is not root and installs through sudo. Only root can make the
+    throwaway user this runs as; elsewhere the suite itself runs as such a user."""
+    if os.geteuid() != 0 or not (shutil.which("useradd") and shutil.which("userdel") and shutil.which("setpriv")):
+        pytest.skip("needs root with useradd, userdel and setpriv to run as a throwaway user; as a user who is not root, the suite itself is this test")
+    folder = Path(tempfile.mkdtemp(prefix="hanoi-not-root-"))
+    name = f"hanoi-test-{os.getpid()}"
+    made = subprocess.run(["useradd", "--system", "-M", "-d", str(folder / "home"), "-s", "/bin/sh", name], capture_output=True, text=True, timeout=60)
+    if made.returncode:
+        shutil.rmtree(folder)
+        pytest.skip(f"useradd could not make a throwaway user: {made.stderr.strip()}")
+    try:
+        user = pwd.getpwnam(name)
+        lacking = folder / "ports" / "lacking"
+        lacking.mkdir(parents=True)
+        manifest = (FAKE_PORTS / "missing-interpreter" / "language.toml").read_text()
+        (lacking / "language.toml").write_text(manifest.replace('install = "apt-get install hanoi-interpreter"', 'debian = "hanoi-interpreter"'))
+        (folder / "ports" / "python").symlink_to(ROOT / "python")
+        calls = folder / "calls"
+        for tools, names in (("with-sudo", ("sudo", "apt-get")), ("without-sudo", ("apt-get",))):
+            (folder / tools).mkdir()
+            for tool in names:  # a sudo that this user may not use, as on a machine that has not granted it
+                (folder / tools / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {calls}\nexit 1\n')
+                (folder / tools / tool).chmod(0o755)
+        (folder / "home").mkdir()
+        (folder / "tmp").mkdir()
+        for path in (folder, *folder.rglob("*")):
+            os.lchown(path, user.pw_uid, user.pw_gid)
+
+        def as_user(*args: str, tools: str) -> subprocess.CompletedProcess[str]:
+            environment = {"HOME": str(folder / "home"), "TMPDIR": str(folder / "tmp"), "PATH": f"{folder / tools}:/usr/local/bin:/usr/bin:/bin"}
+            return subprocess.run(
+                ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", sys.executable, "-m", "harness",
+                 "--root", str(folder / "ports"), *args],
+                cwd=folder, env=environment, capture_output=True, text=True, timeout=300,
+            )
+
+        through_sudo = as_user("doctor", "--install", tools="with-sudo")
+        assert through_sudo.returncode == 1, through_sudo.stdout + through_sudo.stderr
+        assert calls.read_text() == "sudo apt-get update -qq\n", "apt-get through sudo, not as the user itself"
+        assert "cannot install hanoi-interpreter-nobody-has: sudo apt-get update -qq failed" in through_sudo.stderr
+        assert "Traceback" not in through_sudo.stderr
+
+        no_sudo = as_user("doctor", "--install", "--port", "lacking", tools="without-sudo")
+        assert no_sudo.returncode == 1 and "neither apt-get (as root or with sudo) nor brew is here to install them" in no_sudo.stderr
+        assert calls.read_text() == "sudo apt-get update -qq\n"
+        assert as_user("doctor", "--install", "--port", "python", tools="without-sudo").returncode == 0
+
+        sandboxed = as_user("run", "python", "binary", "--n", "3", "--isolation", "sandbox", tools="without-sudo")
+        assert sandboxed.returncode == 0, sandboxed.stdout + sandboxed.stderr
+        assert len(sandboxed.stdout.splitlines()) == 7 or "kernel.apparmor_restrict_unprivileged_userns" in sandboxed.stderr, sandboxed.stderr
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)

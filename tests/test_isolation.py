@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import time
@@ -14,7 +15,7 @@ import time
 import pytest
 
 from conftest import (
-    NO_BUBBLEWRAP,
+    NO_SANDBOX,
     REAL_PORTS,
     ROOT,
     Listener,
@@ -30,7 +31,7 @@ from conftest import (
 )
 from harness.containers import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.discover import MANIFEST, load_port
-from harness.isolation import BWRAP, sandboxed
+from harness.isolation import sandboxed
 from harness.limits import Limits
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
@@ -41,8 +42,8 @@ LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
 
 @pytest.fixture(params=["subprocess", "sandbox", "container"])
 def mode(request):
-    if request.param == "sandbox" and shutil.which(BWRAP) is None:
-        pytest.skip(NO_BUBBLEWRAP)
+    if request.param == "sandbox" and NO_SANDBOX:
+        pytest.skip(NO_SANDBOX)
     if request.param == "container":
         request.getfixturevalue("docker_engine")
     return request.param
@@ -149,8 +150,8 @@ def test_a_port_reading_n_on_standard_input_is_fed_in_every_mode(tmp_path, mode)
 @pytest.mark.docker
 @pytest.mark.parametrize("isolated", ["sandbox", "container"])
 def test_every_port_agrees_when_isolated(tmp_path, isolated, request, run_tmpdir):
-    if isolated == "sandbox" and shutil.which(BWRAP) is None:
-        pytest.skip(NO_BUBBLEWRAP)
+    if isolated == "sandbox" and NO_SANDBOX:
+        pytest.skip(NO_SANDBOX)
     if isolated == "container":
         request.getfixturevalue("docker_engine")
     done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated, tmpdir=run_tmpdir)
@@ -232,6 +233,26 @@ def test_the_sandbox_without_bubblewrap_skips_saying_how(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert cell["outcome"] == "skipped"
     assert cell["detail"] == "the sandbox needs bubblewrap, and bwrap is not on PATH; Debian: apt-get install bubblewrap"
+
+
+def test_a_bubblewrap_that_cannot_make_its_namespaces_skips_the_sandbox_saying_what_to_do(tmp_path):
+    """As bwrap fails for a user who is not root on Ubuntu 24.04, whose AppArmor restricts user namespaces."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "bash").symlink_to(shutil.which("bash"))
+    (tools / "bwrap").write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    (tools / "bwrap").chmod(0o755)
+    done, report = compare_json(
+        tmp_path, "--n", "2", "--lang", "bash", "--method", "binary", "--isolation", "sandbox", env={"PATH": str(tools)}
+    )
+    [cell] = report["cells"]
+    assert done.returncode == 0 and cell["outcome"] == "skipped", done.stdout + done.stderr
+    assert cell["detail"].startswith("bwrap cannot make a sandbox here (bwrap: setting up uid map: Permission denied); ")
+    assert "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" in cell["detail"]
+    strict = harness("compare", "--n", "2", "--lang", "bash", "--method", "binary", "--isolation", "sandbox", "--strict", env={"PATH": str(tools)})
+    assert strict.returncode == 1 and "kernel.apparmor_restrict_unprivileged_userns" in strict.stdout
+    doctor = harness("doctor", env={"PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"})
+    assert "sandbox      UNAVAILABLE: bwrap cannot make a sandbox here" in doctor.stdout
 
 
 @pytest.mark.docker

@@ -11,7 +11,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import OFFERED, REAL_PORTS, harness, offered, reference_digest, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
-from harness.report import differences, faults
+from harness.report import SHOWN_IN_SUMMARY, differences, faults
 
 BOX_DRAWING = re.compile("[\u2500-\u257f]")
 
@@ -103,3 +103,14 @@ def test_the_same_difference_in_several_cells_is_shown_once_naming_them_all():
         (("a/binary n=1", "b/binary n=1"), tuple(diff)), (("c/binary n=1",), ("@@ -1 +1 @@",))
     ]
     assert [(f.port, f.detail) for f in faults(cells)] == [("a", "wrong"), ("b", "wrong"), ("c", "other")]
+
+
+def test_the_markdown_summary_of_a_big_run_lists_a_few_problems_and_counts_the_rest(tmp_path):
+    root = suite(tmp_path, "detour", real=("python",))
+    summary, whole = tmp_path / "summary.md", tmp_path / "report.json"
+    done = harness("--root", str(root), "compare", "--n", "1-14", "--method", "binary", "--markdown", str(summary), "--json", str(whole))
+    assert done.returncode == 1, done.stdout + done.stderr
+    text = summary.read_text()
+    problems = [line for line in text.splitlines() if line.startswith("- **detour** fail (violation) binary n=")]
+    assert len(problems) == SHOWN_IN_SUMMARY and "\n… and 4 more problems; the JSON report holds them all\n" in text
+    assert len({cell["detail"] for cell in json.loads(whole.read_text())["cells"] if cell["port"] == "detour"}) == 14
