@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from harness.discover import Port
+    from harness.discover import Port, Requirement
     from harness.isolation import Isolation
     from harness.postgres import Database
     from harness.serialize import Report, Versions
@@ -283,14 +283,21 @@ def _progress() -> Progress:
 
 
 def _versions(ports: list[Port], database: Database | None, isolation: Isolation) -> Versions:
-    """Each port's interpreters' versions: here, or in the port's image when it runs in containers."""
-    def said(version: str | None) -> str | None:
+    """Each port's interpreters' versions: here, or in the port's image when it runs in containers.
+    Each is asked at once, in a thread of its own: an interpreter can take a tenth of a second to say."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def said(port: Port, requirement: Requirement) -> str | None:
+        version = isolation.version(port, requirement)[0]
         return SECRETS.mask(version) if version else version
 
-    return {
-        port.name: {"postgresql": _server_version(database)} if port.query else {req.executable: said(isolation.version(port, req)[0]) for req in port.requires}
-        for port in ports
-    }
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        asked = {
+            port.name: {"postgresql": pool.submit(_server_version, database)} if port.query
+            else {req.executable: pool.submit(said, port, req) for req in port.requires}
+            for port in ports
+        }
+        return {name: {executable: answer.result() for executable, answer in answers.items()} for name, answers in asked.items()}
 
 
 def _server_version(database: Database | None) -> str | None:
@@ -527,6 +534,8 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
 @click.pass_obj
 def compare(ports: list[Port], /, **given: Any) -> None:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from harness.evaluate import evaluate_all
     from harness.report import literal, port_info
     from harness.serialize import Report, commit, machine, now
@@ -539,13 +548,14 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         query = next((port.query for port in ports if port.query), None)
         if database is not None and query is not None:
             database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
-        cells = evaluate_all(
-            ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=literal(cell.label)),
-        )
-        versions = _versions(ports, database, isolated)
+        with ThreadPoolExecutor(max_workers=1) as aside:
+            versions = aside.submit(_versions, ports, database, isolated)  # asked while the cells run
+            cells = evaluate_all(
+                ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=literal(cell.label)),
+            )
     report = Report(
         "compare", started, now(), commit(PROJECT_ROOT), settings.plan, settings.options(), machine(),
-        [port_info(port, versions) for port in ports], list(settings.methods), cells,
+        [port_info(port, versions.result()) for port in ports], list(settings.methods), cells,
     )
     _publish(report, Outputs.given(given))
 

