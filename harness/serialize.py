@@ -16,9 +16,9 @@ from typing import Any
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
 from harness.errors import MergeError, ReportError
-from harness.model import METHODS, Cell, Outcome, Reason
+from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Versions = dict[str, dict[str, str | None]]
 """Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
@@ -142,6 +142,7 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
         "digest": cell.digest,
         "seconds": round(cell.seconds, 6),
         "diff": list(cell.diff),
+        "parting": None if cell.parting is None else {"at": cell.parting.at, "printed": [list(move) for move in cell.parting.printed]},
     }
 
 
@@ -173,8 +174,14 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
     return Cell(
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=entry["detail"], diff=list(entry["diff"]),
-        reason=Reason(entry["reason"]) if entry["reason"] else None,
+        reason=Reason(entry["reason"]) if entry["reason"] else None, parting=_parting_from_json(entry["parting"]),
     )
+
+
+def _parting_from_json(entry: dict[str, Any] | None) -> Parting | None:
+    if entry is None:
+        return None
+    return Parting(int(entry["at"]), tuple(Move(None if disk is None else int(disk), int(src), int(dst)) for disk, src, dst in entry["printed"]))
 
 
 def merge_reports(reports: list[tuple[str, Report]], mixed: bool) -> Report:
