@@ -167,6 +167,9 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "json": click.option("--json", "json_file", type=ReportFile(), help="Write the JSON report to FILE ('-': standard output)."),
     "junit": click.option("--junit", "junit_file", type=ReportFile(), help="Write JUnit XML to FILE: a suite a port, a test case a cell."),
     "markdown": click.option("--markdown", "markdown_file", type=ReportFile(), help="Write Markdown to FILE (for a CI step summary)."),
+    "html": click.option(
+        "--html", "html_file", type=ReportFile(), help="Write one self-contained HTML page to FILE: every cell, replayed move by move on a drawn board.",
+    ),
     "dsn": click.option(
         "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
         help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
@@ -201,7 +204,7 @@ def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 DATABASE = ("backend", "dsn")
-REPORTS = ("format", "json", "junit", "markdown")
+REPORTS = ("format", "json", "junit", "markdown", "html")
 ISOLATION = ("isolation", "memory", "processes")
 
 
@@ -491,15 +494,17 @@ class Outputs:
     json_file: str | None = None
     junit_file: str | None = None
     markdown_file: str | None = None
+    html_file: str | None = None
 
     @classmethod
     def given(cls, given: dict[str, Any]) -> Outputs:
         """The outputs a command's options name."""
-        return cls(given.get("form"), given.get("json_file"), given.get("junit_file"), given.get("markdown_file"))
+        return cls(given.get("form"), given.get("json_file"), given.get("junit_file"), given.get("markdown_file"), given.get("html_file"))
 
 
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+    from harness.page import page
     from harness.report import junit, markdown, render
     from harness.serialize import to_json
 
@@ -514,6 +519,7 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
         (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
+        (outputs.html_file, lambda: page(report), "HTML page"),
     ]
     for path, text, what in files:
         if path and path != "-":
