@@ -249,8 +249,15 @@
         ? `the reference ended after move ${tracked.optimal}`
         : at === 0 ? "the reference starts here too" : `the reference's move ${at}: ${describe(reference.made)}`;
     }
-    history.replaceState(null, "", address(cell, at));
+    remember();
     $("play").textContent = state.timer ? "⏸ pause" : "▶ play";
+  }
+
+  // The address follows the move shown, once the moves settle: browsers refuse a flood of history changes.
+  let settling = null;
+  function remember() {
+    clearTimeout(settling);
+    settling = setTimeout(() => history.replaceState(null, "", address(state.cell, state.k)), 250);
   }
 
   function stop() {
