@@ -25,9 +25,11 @@ tools: $(VENV)/.installed
 
 # On Linux, what the containers and the sandbox need, each as COMMAND:DEBIAN-PACKAGE: a Docker engine
 # (started by the tests where none answers), mmdebstrap for the base image with no registry,
-# compose for docker-compose.yml, bubblewrap for --isolation sandbox. Installed with apt where it can
-# be; otherwise the tests that need one are skipped, saying why.
-ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap
+# compose for docker-compose.yml, bubblewrap for --isolation sandbox; and chromium with its driver,
+# in which tests/test_page.py opens the HTML report. Installed with apt where it can be; otherwise
+# the tests that need one are skipped, saying why.
+ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap \
+	chromium:chromium chromedriver:chromium-driver
 
 isolation-tools:
 	@[ "$$(uname -s)" = Linux ] || exit 0; \
@@ -40,7 +42,7 @@ isolation-tools:
 	elif command -v apt-get >/dev/null && command -v sudo >/dev/null; then \
 	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else \
-	  echo "missing for --isolation sandbox/container:$$missing (Debian packages); those tests are skipped"; \
+	  echo "missing for --isolation sandbox/container and the HTML page's tests:$$missing (Debian packages); those tests are skipped"; \
 	fi
 
 $(VENV)/.installed: pyproject.toml

@@ -31,7 +31,7 @@ from harness import __version__
 from harness.environment import SECRETS
 from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
-from harness.model import METHODS, Outcome, Shard, visible
+from harness.model import METHODS, Cell, Move, Outcome, Shard, visible
 from harness.runner import WAITS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, MODES, Settings
 
@@ -50,6 +50,8 @@ ROOT_VARIABLE = "HANOI_ROOT"
 MAX_DISCS = 64
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
 MAX_TIMEOUT = 7 * 24 * 3600
+MAX_SHOWN = 12
+"""The most discs ``show`` draws: three towers of 12 fit an 80-column terminal."""
 
 
 class DiscCounts(click.ParamType[list[int]]):
@@ -167,6 +169,9 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "json": click.option("--json", "json_file", type=ReportFile(), help="Write the JSON report to FILE ('-': standard output)."),
     "junit": click.option("--junit", "junit_file", type=ReportFile(), help="Write JUnit XML to FILE: a suite a port, a test case a cell."),
     "markdown": click.option("--markdown", "markdown_file", type=ReportFile(), help="Write Markdown to FILE (for a CI step summary)."),
+    "html": click.option(
+        "--html", "html_file", type=ReportFile(), help="Write one self-contained HTML page to FILE: every cell, replayed move by move on a drawn board.",
+    ),
     "dsn": click.option(
         "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
         help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
@@ -201,7 +206,7 @@ def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 DATABASE = ("backend", "dsn")
-REPORTS = ("format", "json", "junit", "markdown")
+REPORTS = ("format", "json", "junit", "markdown", "html")
 ISOLATION = ("isolation", "memory", "processes")
 
 
@@ -499,15 +504,17 @@ class Outputs:
     json_file: str | None = None
     junit_file: str | None = None
     markdown_file: str | None = None
+    html_file: str | None = None
 
     @classmethod
     def given(cls, given: dict[str, Any]) -> Outputs:
         """The outputs a command's options name."""
-        return cls(given.get("form"), given.get("json_file"), given.get("junit_file"), given.get("markdown_file"))
+        return cls(given.get("form"), given.get("json_file"), given.get("junit_file"), given.get("markdown_file"), given.get("html_file"))
 
 
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+    from harness.page import page
     from harness.report import junit, markdown, render
     from harness.serialize import to_json
 
@@ -522,6 +529,7 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
         (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
+        (outputs.html_file, lambda: page(report), "HTML page"),
     ]
     for path, text, what in files:
         if path and path != "-":
@@ -609,31 +617,77 @@ def _read_report(path: str) -> Report:
 @click.pass_obj
 def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> None:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
+    def show(line: str) -> None:
+        sys.stdout.write(visible(line) + "\n")
+
+    cell = _one_cell(
+        ports, port_name, method, given, "run",
+        on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
+    )
+    sys.stdout.flush()
+    _say_how_it_ended(cell)
+
+
+def _one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
+    """One cell of the port and method named, for the one n given, run as compare runs it; ``sinks``
+    see its lines or moves as they come."""
     from harness.evaluate import evaluate
-    from harness.report import literal
 
     if len(given["ns"]) != 1:
-        raise click.BadParameter("run takes one n", param_hint="'--n'")
+        raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
     port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     settings = _settings(ports, given)
-
-    def show(line: str) -> None:
-        sys.stdout.write(visible(line) + "\n")
-
     with _database(settings, given["dsn"], [port]) as database, _isolation(settings) as isolated:
-        cell = evaluate(
-            port, method, settings.ns[0], settings, database, isolated,
-            on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
-        )
-    sys.stdout.flush()
+        return evaluate(port, method, settings.ns[0], settings, database, isolated, **sinks)
+
+
+def _say_how_it_ended(cell: Cell) -> NoReturn:
+    """A cell that did not pass says why on standard error, with its diff; the exit code says whether it ran well."""
+    from harness.report import literal
+
     if cell.outcome is not Outcome.PASS:
         err = _console(stderr=True)
         err.print(literal(f"{cell.label}: {cell.outcome.value}: {cell.detail}"))
         for line in cell.diff:
             err.print(literal(line))
     _exit(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("port_name", metavar="PORT")
+@click.argument("method")
+@options("n", "timeout", "build_timeout", "strict", *DATABASE)
+@click.option(
+    "--delay", type=click.FloatRange(min=0, max=60), default=0.3, show_default=True, metavar="SECONDS",
+    help="Seconds between moves on a terminal.",
+)
+@options(*ISOLATION)
+@click.pass_obj
+def show(ports: list[Port], /, port_name: str, method: str, delay: float, **given: Any) -> None:
+    """Draw one cell's moves as stacks of discs: animated on a terminal, each position once when piped.
+    The moves are the port's own, verified; a port that breaks a rule is drawn up to it."""
+    from harness.board import draw, heading, positions
+
+    if given["ns"] and given["ns"][0] > MAX_SHOWN:
+        raise click.BadParameter(f"show draws at most {MAX_SHOWN} discs, {MAX_SHOWN} being as wide as a terminal", param_hint="'--n'")
+    moves: list[Move] = []
+    cell = _one_cell(ports, port_name, method, given, "show", on_move=moves.append)
+    animated = sys.stdout.isatty()
+    sys.stdout.write(visible(heading(cell.label, METHODS[cell.method], len(moves))) + "\n")
+    drawn = 0
+    for number, (pegs, move) in enumerate(positions(cell.n, moves)):
+        lines = draw(cell.n, pegs, move, number, len(moves))
+        if animated and drawn:
+            time.sleep(delay)
+            sys.stdout.write(f"\x1b[{drawn}F")  # back to the first line of the board drawn last
+        elif drawn:
+            sys.stdout.write("\n")
+        sys.stdout.write("".join(f"{line}\x1b[K\n" if animated else f"{line}\n" for line in lines))
+        sys.stdout.flush()
+        drawn = len(lines)
+    _say_how_it_ended(cell)
 
 
 @cli.command(name="list", epilog=EXIT_CODES)

@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from harness.model import METHODS, Cell, Move, Outcome
+from harness.model import METHODS, Cell, Move, Outcome, Parting
 
 CONTEXT = 3
 DIGEST_BATCH = 4096
@@ -118,6 +118,10 @@ class Divergence:
             self._expected.append(expected)
         while len(self._expected) <= CONTEXT and (expected := next(rest, None)) is not None:
             self._expected.append(expected)
+
+    def parting(self) -> Parting | None:
+        """Where the moves part from the reference, and the port's moves from there; None where they agree."""
+        return None if self.at is None else Parting(self.at, tuple(self._actual))
 
     def unified(self, expected_label: str, actual_label: str) -> list[str]:
         """The difference as unified-diff lines, numbered by move; empty where the moves agree."""

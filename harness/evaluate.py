@@ -259,6 +259,17 @@ class _Reading:
         self.read_all = False
 
     def judge(self, finish: Finish, timeout: float) -> None:
+        """The outcome, then, for a failed cell, the diff; and for any cell whose moves part from the
+        reference, where they do and the port's moves from there, for the page to replay."""
+        cell = self.cell
+        self._outcome(finish, timeout)
+        if cell.outcome is Outcome.FAIL:
+            if self.read_all:
+                self.divergence.finish(self._expected)
+            cell.diff = self.divergence.unified("reference", f"{cell.port}/{cell.method} n={cell.n}")
+        cell.parting = self.divergence.parting()
+
+    def _outcome(self, finish: Finish, timeout: float) -> None:
         """The outcome, most fundamental fault first: a port that hung or crashed is not judged on its moves."""
         cell = self.cell
         cell.moves = self.divergence.count
@@ -289,10 +300,6 @@ class _Reading:
                 cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
             else:
                 cell.outcome = Outcome.PASS
-        if cell.outcome is Outcome.FAIL:
-            if self.read_all:
-                self.divergence.finish(self._expected)
-            cell.diff = self.divergence.unified("reference", f"{cell.port}/{cell.method} n={cell.n}")
 
 
 def evaluate_all(

@@ -193,6 +193,16 @@ class Reason(str, enum.Enum):
     NOT_RUN = "not-run"  # left out by --fail-fast after an earlier cell failed
 
 
+@dataclass(frozen=True)
+class Parting:
+    """Where a cell's moves part from the reference: ``at``, the number of the first move that
+    differs (every move before it is the reference's own), and the moves the port printed from
+    there, as few as the diff shows. Enough to replay what the port did, whatever n is."""
+
+    at: int
+    printed: tuple[Move, ...]
+
+
 @dataclass
 class Cell:
     """One port running one method for one n, and everything learnt from it."""
@@ -207,6 +217,7 @@ class Cell:
     detail: str = ""
     diff: list[str] = field(default_factory=list)
     reason: Reason | None = None
+    parting: Parting | None = None
 
     @property
     def id(self) -> str:

@@ -120,7 +120,7 @@ def _column(cells: list[Cell], single_n: bool) -> list[tuple[Outcome | None, str
 
 
 @dataclass
-class _View:
+class View:
     """Everything a rendering shows, worked out once whatever the form, what ports sent made visible."""
 
     title: str
@@ -134,7 +134,8 @@ class _View:
     passed: bool
 
 
-def _view(report: Report) -> _View:
+def summarise(report: Report) -> View:
+    """What every form of the report shows: the table, the problems, the diffs, the verdict."""
     cells = report.cells
     ns = sorted({cell.n for cell in cells})
     by_port: dict[tuple[str, str], list[Cell]] = collections.defaultdict(list)
@@ -166,7 +167,7 @@ def _view(report: Report) -> _View:
     shown_differences = [
         Difference(tuple(map(visible, difference.labels)), tuple(map(visible, difference.lines))) for difference in differences(cells)
     ]
-    return _View(
+    return View(
         f"Tower of Hanoi, n = {span(ns)}", list(report.methods), rows, shown_faults, shown_differences,
         disagreements, [visible(item) for item in report.missing], verdict, report.passed,
     )
@@ -179,7 +180,7 @@ def render(report: Report, form: str, console: Console) -> None:
     elif form == "plain":
         console.out(plain(report), highlight=False)
     else:
-        _pretty(_view(report), console)
+        _pretty(summarise(report), console)
 
 
 def diff_markup(diff: Sequence[str]) -> list[str]:
@@ -188,7 +189,7 @@ def diff_markup(diff: Sequence[str]) -> list[str]:
     return [f"[{colours.get(line[:1], 'default')}]{literal(line)}[/]" for line in diff]
 
 
-def _pretty(view: _View, console: Console) -> None:
+def _pretty(view: View, console: Console) -> None:
     console.print(view.title, style="bold", highlight=False)
     table = Table()
     table.add_column("port")
@@ -203,7 +204,7 @@ def _pretty(view: _View, console: Console) -> None:
     console.print(table)
     if view.faults:
         console.print("\n[bold]Problems[/]")
-        for port, group in _by_port(view.faults):
+        for port, group in by_port(view.faults):
             console.print(f"  [bold]{escape(port)}[/]")
             for fault in group:
                 console.print(
@@ -230,7 +231,8 @@ def _pretty(view: _View, console: Console) -> None:
     console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
 
 
-def _by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
+def by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
+    """The faults under their port, in the order found: how the reports list the problems."""
     grouped: dict[str, list[Fault]] = {}
     for fault in found:
         grouped.setdefault(fault.port, []).append(fault)
@@ -239,7 +241,7 @@ def _by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
 
 def plain(report: Report) -> str:
     """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole."""
-    view = _view(report)
+    view = summarise(report)
     header = ["port", *view.methods]
     rows = [[port, *(", ".join(text for _, text in column) for column in columns)] for port, _, columns in view.rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
@@ -281,7 +283,7 @@ def _md_code(text: str) -> str:
 def markdown(report: Report) -> str:
     """GitHub-flavoured Markdown, for a CI step summary: the table of ports by methods, then at most
     SHOWN_IN_SUMMARY of each kind of problem, so that a big run's summary stays short."""
-    view = _view(report)
+    view = summarise(report)
     mark = {Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.ERROR: "⚠️", Outcome.SKIPPED: "⏭️"}
     lines = [f"### {'✅' if view.passed else '❌'} {view.title}", ""]
     lines.append("| port | version | " + " | ".join(view.methods) + " |")
@@ -293,7 +295,9 @@ def markdown(report: Report) -> str:
         lines += ["", "#### Missing", ""] + [f"- {_md(item)}" for item in view.missing]
     if view.faults:
         lines += ["", "#### Problems", ""]
-        lines += [f"- **{_md(p.port)}** {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in view.faults[:SHOWN_IN_SUMMARY]]
+        for port, group in by_port(view.faults[:SHOWN_IN_SUMMARY]):
+            lines.append(f"- **{_md(port)}**")
+            lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
         lines += _more(len(view.faults), "problems")
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]

@@ -16,11 +16,12 @@ from typing import Any
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
 from harness.errors import MergeError, ReportError
-from harness.model import METHODS, Cell, Outcome, Reason, Shard, cell_id, span
+from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, span
 from harness.settings import RunPlan
 
-SCHEMA_VERSION = 2
-"""2: a report records its plan, and a merge what of the plans no report holds."""
+SCHEMA_VERSION = 3
+"""2: a report records its plan, and a merge what of the plans no report holds. 3: a failing cell
+records where its moves part from the reference, and the moves it printed from there."""
 SHOWN_MISSING_CELLS = 20
 """The most missing cells a merge names one by one; the rest are counted."""
 
@@ -151,6 +152,7 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
         "digest": cell.digest,
         "seconds": round(cell.seconds, 6),
         "diff": list(cell.diff),
+        "parting": None if cell.parting is None else {"at": cell.parting.at, "printed": [list(move) for move in cell.parting.printed]},
     }
 
 
@@ -160,7 +162,8 @@ def from_json(data: Any, source: str) -> Report:
         raise ReportError(f"{source}: not a harness report (a JSON object is expected)")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
-        older = "; an older harness wrote it, and it records no plan of its run: make it again with this one" if version == 1 else ""
+        older = "; an older harness wrote it: make it again with this one" if isinstance(version, int) and version < SCHEMA_VERSION else ""
+        older += " (it records no plan of its run)" if version == 1 else ""
         raise ReportError(f"{source}: schema version {version!r}; this harness reads version {SCHEMA_VERSION}{older}")
     try:
         ports = [
@@ -197,8 +200,14 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
     return Cell(
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=entry["detail"], diff=list(entry["diff"]),
-        reason=Reason(entry["reason"]) if entry["reason"] else None,
+        reason=Reason(entry["reason"]) if entry["reason"] else None, parting=_parting_from_json(entry["parting"]),
     )
+
+
+def _parting_from_json(entry: dict[str, Any] | None) -> Parting | None:
+    if entry is None:
+        return None
+    return Parting(int(entry["at"]), tuple(Move(None if disk is None else int(disk), int(src), int(dst)) for disk, src, dst in entry["printed"]))
 
 
 def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tuple[str, ...] = ()) -> Report:

@@ -42,7 +42,7 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
     done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive")
     assert done.returncode == 0
     assert report["passed"] is True
-    assert (report["schema_version"], report["command"], report["harness"]) == (2, "compare", "0.1.0")
+    assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", "0.1.0")
     assert report["started"] <= report["finished"]
     assert report["plan"] == {"ports": ["bash", "python"], "methods": ["recursive"], "n": [3, 8], "shard": None}
     assert report["options"]["jobs"] >= 1 and "n" not in report["options"]

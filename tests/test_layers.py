@@ -17,7 +17,7 @@ LAYERS = [
     ("run: isolation", {"isolation"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
-    ("report", {"serialize", "report"}),
+    ("report", {"serialize", "report", "page", "board"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
     ("the command line", {"cli", "__main__"}),
 ]

@@ -1,0 +1,149 @@
+"""The report as one HTML page that needs nothing but a browser, opened from a file or kept as a CI
+artifact: the cells in a matrix of ports and methods by n, the problems grouped as the plain report
+groups them, and any cell replayed move by move on a drawn board. The page's data is the report's
+JSON form; its script unfolds the reference from n and the method, so the page grows with the
+failures, not with n. A Content-Security-Policy lets only the page's own script and style run, so no
+request can leave it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import urllib.parse
+from html import escape
+from pathlib import Path
+
+from harness.model import Cell, Outcome
+from harness.report import View, by_port, offered, one_line, summarise
+from harness.serialize import Report, to_json
+
+WEB = Path(__file__).with_name("web")
+MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "⚠", Outcome.SKIPPED: "–"}
+"""Each outcome has a sign and a word besides its colour."""
+
+
+def page(report: Report) -> str:
+    """The whole page, every part of it inline."""
+    style = (WEB / "page.css").read_text(encoding="utf-8")
+    script = (WEB / "page.js").read_text(encoding="utf-8")
+    shown = summarise(report)
+    parts = {
+        "csp": f"default-src 'none'; script-src '{_digest(script)}'; style-src '{_digest(style)}'; base-uri 'none'; form-action 'none'",
+        "title": _text(shown.title),
+        "style": style,
+        "script": script,
+        "data": json.dumps(to_json(report)).replace("<", "\\u003c"),
+        "header": _header(report, shown),
+        "matrix": _matrix(report),
+        "problems": _problems(shown),
+    }
+    template = (WEB / "page.html").read_text(encoding="utf-8")
+    return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
+
+
+def _digest(text: str) -> str:
+    """The CSP source that allows exactly this inline script or style."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _text(text: str) -> str:
+    """Text, from ports or not, as HTML text or an attribute's value."""
+    return escape(text, quote=True)
+
+
+def address(cell: Cell, move: int | None = None) -> str:
+    """A cell's address in the page, ``#python/recursive/5``, and a position in it, ``…@12``."""
+    return "#" + urllib.parse.quote(cell.id, safe="/") + ("" if move is None else f"@{move}")
+
+
+def _machine(machine: dict[str, object]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in machine.items() if value is not None)
+
+
+def _header(report: Report, shown: View) -> str:
+    facts = [
+        ("command", f"harness {report.command}"),
+        ("started", report.started),
+        ("finished", report.finished),
+        ("commit", report.commit or "unknown"),
+        ("harness", report.harness),
+        ("machine", _machine(report.machine)),
+    ]
+    facts += [(f"from {source.get('path')}", _machine(dict(source.get("machine", {})))) for source in report.sources]
+    verdict = f"{'✓' if shown.passed else '✗'} {shown.verdict}"
+    return "\n".join([
+        "<header>",
+        f"<h1>{_text(shown.title)}</h1>",
+        f'<p class="verdict {"pass" if shown.passed else "fail"}">{_text(verdict)}</p>',
+        *(f"<p class=\"fail\">{_text(headline)}</p>" for headline, _ in shown.disagreements),
+        '<dl class="run">',
+        *(f"<dt>{_text(term)}</dt><dd>{_text(text)}</dd>" for term, text in facts),
+        "</dl>",
+        "</header>",
+    ])
+
+
+def _matrix(report: Report) -> str:
+    """Ports and their methods down, n across; each cell's outcome in a sign and a word, its reason,
+    time and detail, and a link that opens it on the board."""
+    ns = sorted({cell.n for cell in report.cells})
+    by_key = {(cell.port, cell.method, cell.n): cell for cell in report.cells}
+    rows = [
+        "<section id=\"cells\" aria-labelledby=\"cells-title\">",
+        '<h2 id="cells-title">Cells</h2>',
+        "<p>Each cell opens on the board: the moves replayed, and where a port parts from the reference, where.</p>",
+        '<div class="scroll"><table>',
+        "<thead><tr><th scope=\"col\">port</th><th scope=\"col\">method</th>"
+        + "".join(f'<th scope="col">n={n}</th>' for n in ns) + "</tr></thead>",
+    ]
+    for port in report.ports:
+        rows.append("<tbody>")
+        versions = ", ".join(version for version in port.versions.values() if version)
+        for index, method in enumerate(report.methods):
+            head = ""
+            if index == 0:
+                head = (f'<th scope="rowgroup" rowspan="{len(report.methods)}">{_text(port.name)}'
+                        + (f'<span class="versions">{_text(versions)}</span>' if versions else "") + "</th>")
+            row = "".join(_cell(by_key.get((port.name, method, n))) for n in ns)
+            rows.append(f'<tr>{head}<th scope="row">{_text(method)}</th>{row}</tr>')
+        rows.append("</tbody>")
+    rows += ["</table></div>", "</section>"]
+    return "\n".join(rows)
+
+
+def _cell(cell: Cell | None) -> str:
+    if cell is None:
+        return "<td></td>"
+    if not offered(cell):
+        return f'<td><a href="{_text(address(cell))}" data-cell="{_text(cell.id)}" title="{_text(cell.detail)}">— not offered</a></td>'
+    outcome = cell.outcome.value
+    reason = f'<span class="reason">{_text(cell.reason.value)}</span>' if cell.reason else ""
+    return (
+        f'<td class="{outcome}"><a href="{_text(address(cell))}" data-cell="{_text(cell.id)}" title="{_text(one_line(cell.detail))}">'
+        f"{MARK[cell.outcome]} {outcome}</a>{reason}<span class=\"time\">{cell.seconds:.3f} s</span></td>"
+    )
+
+
+def _problems(shown: View) -> str:
+    """The problems under their port and the distinct differences, as the plain report lists them."""
+    if not shown.faults and not shown.differences:
+        return ""
+    parts = ['<section id="problems" aria-labelledby="problems-title">', '<h2 id="problems-title">Problems</h2>']
+    for port, faults in by_port(shown.faults):
+        parts.append(f"<h3>{_text(port)}</h3><ul>")
+        parts += [
+            f'<li><span class="{fault.outcome.value}">{MARK[fault.outcome]} {_text(fault.kind)}</span> '
+            f"{_text(fault.where)}: <code>{_text(one_line(fault.detail))}</code></li>"
+            for fault in faults
+        ]
+        parts.append("</ul>")
+    if shown.differences:
+        parts.append("<h3>Where the moves part from the reference</h3><p>Canonical moves, one a line: DISK SRC DST.</p>")
+        for difference in shown.differences:
+            lines = ["--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines]
+            classes = {"-": "diff-del", "+": "diff-add", "@": "diff-hunk"}
+            parts.append("<pre>" + "".join(f'<span class="{classes.get(line[:1], "")}">{_text(line)}\n</span>' for line in lines) + "</pre>")
+    parts.append("</section>")
+    return "\n".join(parts)
