@@ -118,3 +118,29 @@ def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs
     assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq hanoi-interpreter"]
     assert any(line.startswith("sudo ") for line in called) is (os.geteuid() != 0), "apt-get as root, else through sudo"
     assert other.returncode == 1 and "missing: hanoi-interpreter-nobody-has" in other.stdout
+
+
+def test_the_merge_step_writes_the_page_and_fails_as_the_merge_does(tmp_path):
+    """The merge step as GitHub runs it, on real reports: the page is written and the summary says
+    where it is, and a merge that fails (here, a port's report missing) still fails the step."""
+    script = step_script("merge")
+    assert 'name: report\n          path: report.html' in CI
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(Path(sys.executable).parent)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    for port in ("python", "cpp"):
+        made = harness("--root", str(ROOT), "compare", "--n", "0-2", "--port", port, "--json", str(reports / f"report-{port}.json"))
+        assert made.returncode == 0, made.stdout + made.stderr
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_STEP_SUMMARY": str(summary), "HANOI_ROOT": str(ROOT)}
+
+    partial = run_as_github_does(script, tmp_path, env)
+    assert partial.returncode == 1, partial.stdout + partial.stderr
+    assert "Missing" in partial.stdout and (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert summary.read_text().rstrip().endswith("report.html in the **report** artifact of this run.")
+
+    (tmp_path / "report.html").unlink()
+    planned = run_as_github_does(script.replace("harness merge", "harness merge --expect plan"), tmp_path, env)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert (tmp_path / "report.html").is_file()
