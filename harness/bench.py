@@ -1,21 +1,27 @@
-"""How fast each port is, and how fast the harness reads what it prints.
+"""How fast each port is, how fast the harness reads what it prints, and what a user waits for.
 
 Each (port, method) is timed only after it passes at a small n (the correctness gate). A timed run
 starts the port through the same runner ``compare`` uses, in the same isolation and limits, but
 sends its output to a counting sink, so its figures are the port's alone: wall and CPU seconds and
 peak memory, as the runner measured them (for a port in PostgreSQL, the server process that runs
 its query). The harness's own throughput is then measured on the same output, captured once and
-read back through the very code ``compare`` uses.
+read back through the very code ``compare`` uses. Last, the cell runs as a user runs it:
+``harness compare`` as a whole process, from its start to its exit; and the start-up, what the
+harness adds to a run of the port whatever n, is that at the smallest n less the port alone there.
 """
 
 from __future__ import annotations
 
 import enum
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import psycopg
@@ -67,7 +73,10 @@ class BenchCell:
     runs: list[Run] = field(default_factory=list)
     harness_seconds: float | None = None
     through_compare: list[float] = field(default_factory=list)
-    """Wall seconds of the same cell run as ``compare`` runs it: the port, and the harness reading it."""
+    """Wall seconds of ``harness compare`` of this one cell, as a whole process: what a user waits for."""
+    startup: float | None = None
+    """What ``harness compare`` adds to a run of this port and method whatever n, in seconds: at the
+    smallest n the port takes, the whole process less the port alone."""
 
     @property
     def moves(self) -> int:
@@ -97,23 +106,24 @@ class BenchCell:
 
     @property
     def compare_seconds(self) -> float | None:
-        """The median wall time of the cell run as ``compare`` runs it."""
+        """The median wall time of ``harness compare`` of the cell, as a whole process."""
         return statistics.median(self.through_compare) if self.through_compare else None
 
     @property
     def ratio(self) -> float | None:
-        """How much longer the cell takes through ``compare`` than the port alone."""
+        """How much longer ``harness compare`` of the cell takes, as a whole process, than the port alone."""
         alone, through = self.median("wall"), self.compare_seconds
         return through / alone if alone and through else None
 
 
 def bench(
     ports: list[Port], settings: Settings, repeat: int, database: Database | None, isolation: Isolation,
-    on_done: Callable[[BenchCell], None] | None = None,
+    root: Path, dsn: str | None = None, on_done: Callable[[BenchCell], None] | None = None,
 ) -> list[BenchCell]:
     """Every cell of ``settings``' ports, methods and n, one after another (cells run side by side
-    would slow each other down), each timed ``repeat`` times after a warm-up."""
-    timer = _Timer(settings, repeat, database, isolation)
+    would slow each other down), each timed ``repeat`` times after a warm-up; ``harness compare``
+    runs on the ports under ``root``, with ``dsn`` for its server if one is given."""
+    timer = _Timer(settings, repeat, database, isolation, root, dsn)
     cells = []
     for port in ports:
         for method in settings.methods:
@@ -141,8 +151,12 @@ def _counted(program: Program) -> bool:
 class _Timer:
     """Times cells through the runners ``compare`` uses, in the run's isolation and limits."""
 
-    def __init__(self, settings: Settings, repeat: int, database: Database | None, isolation: Isolation) -> None:
+    def __init__(
+        self, settings: Settings, repeat: int, database: Database | None, isolation: Isolation, root: Path, dsn: str | None,
+    ) -> None:
         self.settings, self.repeat, self.database, self.isolation = settings, repeat, database, isolation
+        self.root, self.dsn = root, dsn
+        self._startups: dict[tuple[str, str], float] = {}
 
     def gate(self, port: Port, method: str) -> str | None:
         """Why the cell may not be timed, if it may not: it must first pass at a small n."""
@@ -164,17 +178,36 @@ class _Timer:
             for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
                 run.moves = moves
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
+            cell.startup = self._startup(port, cell)
         except (CellError, BenchError, OSError, psycopg.Error) as error:
             cell.status, cell.detail, cell.runs = BenchStatus.ERROR, str(error), []
 
     def _through_compare(self, port: Port, bench_cell: BenchCell) -> float:
-        """One run of the cell exactly as ``compare`` makes it, timed from start to verdict."""
+        """One run of ``harness compare`` of the cell, in these settings, timed as the shell sees it."""
+        argv = [
+            sys.executable, "-m", "harness", "--root", str(self.root), "compare", "--n", str(bench_cell.n),
+            "--port", port.name, "--method", bench_cell.method, *self.settings.arguments(), "--format", "plain",
+        ]
+        environment = {**os.environ, **({"HANOI_PG_DSN": self.dsn} if self.dsn else {})}
         started = time.perf_counter()
-        cell = evaluate(port, bench_cell.method, bench_cell.n, self.settings, self.database, self.isolation)
+        done = subprocess.run(argv, capture_output=True, env=environment, timeout=self.settings.timeout + self.settings.build_seconds + 60)
         seconds = time.perf_counter() - started
-        if cell.outcome is not Outcome.PASS:
-            raise BenchError(f"through compare, the cell ended {cell.outcome.value}: {cell.detail}")
+        if done.returncode != 0:
+            said = (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()
+            raise BenchError(f"harness compare of the cell exited with {done.returncode}: {said[-1] if said else 'nothing said'}")
         return seconds
+
+    def _startup(self, port: Port, bench_cell: BenchCell) -> float:
+        """What ``harness compare`` adds to a run of this port and method whatever n: at the smallest
+        n the port takes, the median whole process less the median port alone (once a port and method)."""
+        key = (port.name, bench_cell.method)
+        if key not in self._startups:
+            program = port.program(bench_cell.method)
+            small = BenchCell(port.name, bench_cell.method, next((n for n in range(GATE_N + 1) if not program.refuses(n)), GATE_N))
+            alone = statistics.median(self._run(port, program, small).wall for _ in range(self.repeat))
+            through = statistics.median(self._through_compare(port, small) for _ in range(self.repeat))
+            self._startups[key] = max(through - alone, 0.0)
+        return self._startups[key]
 
     def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
         """Run the cell once through the runner ``compare`` uses, its output going to a counting sink
@@ -234,7 +267,7 @@ def _rate(value: float | None) -> str:
 def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> None:
     """The timings, a row a cell: medians of the runs, with their range."""
     table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
-    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak MB", "moves/s", "harness moves/s", "compare s", "ratio")
+    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak MB", "moves/s", "harness moves/s", "compare s", "ratio", "start-up s")
     for column in columns:
         table.add_column(column, justify="left" if column in ("port", "method") else "right")
     for cell in cells:
@@ -247,7 +280,7 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str
             _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
             _figure(cell.median("peak_mb"), cell.spread("peak_mb")),
             _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
-            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–",
+            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–", _figure(cell.startup),
         )
     console.print(table)
     console.print(
@@ -275,6 +308,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
                 "moves_per_second": cell.moves_per_second,
                 "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
                 "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
+                "startup_seconds": cell.startup,
             }
             for cell in cells
         ],

@@ -789,7 +789,8 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
 @click.pass_context
 def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> None:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
-    passes at n=5, run as --isolation says; and the harness's own reading speed on the same output."""
+    passes at n=5, run as --isolation says; the harness's own reading speed on the same output; and
+    harness compare of the cell as a whole process, with its start-up on its own."""
     from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
     from harness.report import literal
     from harness.serialize import commit, machine
@@ -807,7 +808,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(settings.methods) * len(settings.ns))
         cells = bench(
-            ports, settings, repeat, database, isolated,
+            ports, settings, repeat, database, isolated, ctx.meta["root"], given["dsn"],
             on_done=lambda cell: progress.update(task, advance=1, description=literal(f"{cell.port}/{cell.method} n={cell.n}")),
         )
         versions = _versions(ports, database, isolated)

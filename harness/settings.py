@@ -87,6 +87,14 @@ class Settings:
         count = METHODS[method].optimal_count(n)
         return f"{count:,} moves is over --max-moves {self.max_moves:,}" if self.max_moves is not None and count > self.max_moves else None
 
+    def arguments(self) -> list[str]:
+        """The command-line options that make ``compare`` run a cell as these settings do: the
+        isolation, the server's kind, the time limits and the limits (the DSN goes by environment)."""
+        return [
+            "--isolation", self.isolation, "--backend", self.backend, "--timeout", repr(self.timeout),
+            "--build-timeout", repr(self.build_seconds), "--memory", str(self.limits.memory), "--processes", str(self.limits.processes),
+        ]
+
     def options(self) -> dict[str, Any]:
         """The settings but the plan, as the report records them, by option name."""
         return {

@@ -39,6 +39,11 @@ def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(
             assert cell["wall_range"][0] <= cell["wall_median"] <= cell["wall_range"][1]
             assert cell["moves_per_second"] == pytest.approx(cell["moves"] / cell["wall_median"])
             assert cell["harness_moves_per_second"] > 0
+            # harness compare as a whole process: its interpreter's start, the port's run and the verdict
+            assert len(cell["compare_runs"]) == 2 and cell["compare_median"] > cell["wall_median"] and cell["startup_seconds"] > 0
+            assert cell["ratio"] == pytest.approx(cell["compare_median"] / cell["wall_median"])
+    # The start-up is one figure a port and method, whatever n.
+    assert cells[("python", "recursive", 4)]["startup_seconds"] == cells[("python", "recursive", 9)]["startup_seconds"]
     # The SQL port's memory and CPU are those of the server process that ran its query.
     assert cells[("sql", "recursive", 9)]["peak_mb_median"] > 1
     assert cells[("python", "recursive", 9)]["cpu_median"] > 0

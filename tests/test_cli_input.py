@@ -75,7 +75,7 @@ def test_run_takes_one_n():
 def test_merge_of_what_is_not_a_report_is_one_line(tmp_path):
     (tmp_path / "x.json").write_text('{"schema_version": 99}')
     (tmp_path / "y.json").write_text("not json")
-    assert "schema version 99; this harness reads version 2" in one_clean_line(harness("merge", str(tmp_path / "x.json")), 2)
+    assert "schema version 99; this harness reads version 3" in one_clean_line(harness("merge", str(tmp_path / "x.json")), 2)
     assert "not JSON" in one_clean_line(harness("merge", str(tmp_path / "y.json")), 2)
     assert "cannot read" in one_clean_line(harness("merge", str(tmp_path / "z.json")), 2)
 
