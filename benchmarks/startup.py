@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """What a user waits for, as whole processes from the shell, side by side in one run: the harness's
 own start (``harness --version``), one cell through ``compare`` beside the port alone, ``compare
---n 5`` of every port, and the Python port at n = 20 through ``compare`` beside the port alone.
-Each figure is the median of ``--repeat`` runs, taking turns, with its range, and the machine.
+--n 5`` of every port, the Python port at n = 20 through ``compare`` beside the port alone, and the
+classic matrix at n = 20 with ``--jobs 1`` and ``--jobs 2``. Each figure is the median of
+``--repeat`` runs, taking turns, with its range, and the machine. Every command runs once first,
+untimed; Python caches its bytecode then, as it does by default (PYTHONDONTWRITEBYTECODE, which
+some machines set, is left out of the commands' environment).
 
     benchmarks/startup.py                  # inside the virtual environment, from the checkout
     benchmarks/startup.py --repeat 9
@@ -23,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = str(Path(sys.executable).with_name("harness"))
 PYTHON_PORT = ["python3", "hanoi.py", "recursive"]
+ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def figures() -> dict[str, tuple[list[str], Path]]:
@@ -36,13 +40,15 @@ def figures() -> dict[str, tuple[list[str], Path]]:
         "compare --n 5 without sql": ([HARNESS, "compare", "--n", "5", "-l", "bash,cpp,prolog,python"], ROOT),
         "python recursive n=20, alone": ([*PYTHON_PORT, "20"], ROOT / "python"),
         "compare --n 20 -l python -m recursive": ([HARNESS, "compare", "--n", "20", "-l", "python", "-m", "recursive"], ROOT),
+        "matrix n=20, --jobs 1": ([HARNESS, "compare", "--n", "20", "-m", "binary,recursive,iterative", "--jobs", "1"], ROOT),
+        "matrix n=20, --jobs 2": ([HARNESS, "compare", "--n", "20", "-m", "binary,recursive,iterative", "--jobs", "2"], ROOT),
     }
 
 
 def timed(argv: list[str], folder: Path) -> float:
     """The seconds one run of ``argv`` took, as the shell sees it; a failed run stops the benchmark."""
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(argv, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENVIRONMENT)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} exited with {done.returncode}: {done.stderr.strip()[-500:]}")
@@ -73,6 +79,8 @@ def main() -> None:
     for through, alone in (("compare --n 0 -l python -m recursive", "python recursive n=0, alone"),
                            ("compare --n 20 -l python -m recursive", "python recursive n=20, alone")):
         print(f"{through}: the port alone + {medians[through] - medians[alone]:.3f} s, {medians[through] / medians[alone]:.2f} times")
+    speedup = medians["matrix n=20, --jobs 1"] / medians["matrix n=20, --jobs 2"]
+    print(f"matrix n=20: --jobs 1 takes {speedup:.2f} times as long as --jobs 2")
 
 
 if __name__ == "__main__":

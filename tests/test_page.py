@@ -16,6 +16,7 @@ from conftest import harness, suite
 from harness.model import METHODS, Cell, Outcome, Reason
 from harness.page import page
 from harness.serialize import Report, to_json
+from harness.settings import RunPlan
 from harness.verify import Board, describe
 
 
@@ -209,7 +210,8 @@ def test_no_request_leaves_the_page_nothing_goes_wrong_and_it_fits_a_phone(brows
 def test_what_ports_print_reaches_the_page_as_data_never_as_markup():
     hostile = "</script><script>alert(1)</script><!-- <b>"
     cell = Cell(f"x{hostile}", "recursive", 1, Outcome.FAIL, detail=hostile, reason=Reason.VIOLATION, diff=[hostile])
-    report = Report("compare", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00", None, {}, {}, [], ["recursive"], [cell])
+    plan = RunPlan((cell.port,), ("recursive",), (1,), None)
+    report = Report("compare", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00", None, plan, {}, {}, [], ["recursive"], [cell])
     html = page(report)
     assert "<script>alert" not in html and "<b>" not in html
     assert html.count("</script>") == 2  # the data's and the page's own

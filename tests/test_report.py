@@ -111,6 +111,6 @@ def test_the_markdown_summary_of_a_big_run_lists_a_few_problems_and_counts_the_r
     done = harness("--root", str(root), "compare", "--n", "1-14", "--method", "binary", "--markdown", str(summary), "--json", str(whole))
     assert done.returncode == 1, done.stdout + done.stderr
     text = summary.read_text()
-    problems = [line for line in text.splitlines() if line.startswith("- **detour** fail (violation) binary n=")]
-    assert len(problems) == SHOWN_IN_SUMMARY and "\n… and 4 more problems; the JSON report holds them all\n" in text
+    problems = [line for line in text.splitlines() if line.startswith("  - fail (violation) binary n=")]
+    assert text.count("- **detour**\n") == 1 and len(problems) == SHOWN_IN_SUMMARY and "\n… and 4 more problems; the JSON report holds them all\n" in text
     assert len({cell["detail"] for cell in json.loads(whole.read_text())["cells"] if cell["port"] == "detour"}) == 14
