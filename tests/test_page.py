@@ -107,7 +107,7 @@ def test_the_page_unfolds_the_same_reference_as_the_harness(browser, pages):
     load(browser, files["compare"])
     for method, rules in METHODS.items():
         for n in range(9):
-            unfolded = browser.execute_script("return window.hanoi.unfold(arguments[0], arguments[1])", rules.name, n)
+            unfolded = browser.execute_script("return window.hanoi.reference(arguments[0], arguments[1])", rules.name, n)
             assert [(m["disk"], m["src"], m["dst"]) for m in unfolded] == [tuple(move) for move in rules.reference(n)], (method, n)
 
 

@@ -35,17 +35,6 @@
     return counts.get(key);
   }
 
-  function unfold(puzzle, n) {
-    const moves = [];
-    const stack = [[n, 0, TARGET[puzzle]]];
-    while (stack.length) {
-      const piece = stack.pop();
-      if (!Array.isArray(piece)) moves.push(piece);
-      else if (piece[0]) stack.push(...split(puzzle, ...piece).reverse());
-    }
-    return moves;
-  }
-
   function start(n) {
     return [Array.from({ length: n }, (_, i) => n - i), [], []];
   }
@@ -313,6 +302,8 @@
     }
   });
   window.addEventListener("hashchange", follow);
-  window.hanoi = { unfold }; // the reference as the page unfolds it, for the tests to hold against the harness's
+  // The reference's moves as the page replays them (each by referenceAt, as a cell opened at that move
+  // is), for the tests to hold against the harness's.
+  window.hanoi = { reference: (puzzle, n) => Array.from({ length: count(puzzle, n, 0, TARGET[puzzle]) }, (_, k) => referenceAt(puzzle, n, k + 1).made) };
   follow();
 })();
