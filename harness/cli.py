@@ -514,7 +514,6 @@ class Outputs:
 
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
-    from harness.page import page
     from harness.report import junit, markdown, render
     from harness.serialize import to_json
 
@@ -529,12 +528,19 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
         (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
-        (outputs.html_file, lambda: page(report), "HTML page"),
+        (outputs.html_file, lambda: _page(report), "HTML page"),
     ]
     for path, text, what in files:
         if path and path != "-":
             written &= _write(path, text(), what)
     _exit(report.passed and written)
+
+
+def _page(report: Report) -> str:
+    """The report as an HTML page; its writer is loaded only by a run that asks for one."""
+    from harness.page import page
+
+    return page(report)
 
 
 @cli.command(epilog=EXIT_CODES)
