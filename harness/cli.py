@@ -3,7 +3,8 @@
 Every command shares one set of options (defined once, below) and one exit-code policy:
 0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
 1 when a cell failed or errored, the ports disagree, a manifest is broken, a report could not be
-written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and 128 + the signal's number when interrupted (130 for Ctrl-C).
+written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and
+128 + the signal's number when interrupted (130 for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -446,8 +447,7 @@ def _say_removed(left: list[str]) -> None:
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
 a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
-2 for a usage error; 128 + the signal's
-number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
+2 for a usage error; 128 + the signal's number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
