@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 
@@ -38,12 +38,12 @@ from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMA
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
 
     from harness.discover import Port, Requirement
     from harness.isolation import Isolation
     from harness.postgres import Database
-    from harness.serialize import Report, Versions
+    from harness.serialize import PortInfo, Report, Versions
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The harness's own checkout, whose commit a report names; the ports may be anywhere."""
@@ -278,13 +278,33 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, emoji=False)
 
 
-def _progress() -> Progress:
-    """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal."""
+class _NoProgress:
+    """What stands for the progress bar off a terminal, where there is none to draw: rich's is not
+    even loaded, which would cost a run's start a hundredth of a second."""
+
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+    def add_task(self, description: str, total: int) -> TaskID:
+        return cast("TaskID", 0)
+
+    def update(self, task: TaskID, *, advance: int, description: str) -> None:
+        pass
+
+
+def _progress() -> Progress | _NoProgress:
+    """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal.
+    Its descriptions are shown as typed: text from a port is no markup."""
+    if not sys.stderr.isatty():
+        return _NoProgress()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=_console(stderr=True), transient=True, disable=not sys.stderr.isatty(),
+        TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=_console(stderr=True), transient=True,
     )
 
 
@@ -551,8 +571,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from harness.evaluate import evaluate_all
-    from harness.report import literal, port_info
-    from harness.serialize import Report, commit, machine, now
+    from harness.serialize import Report, now
 
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
@@ -563,15 +582,22 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         if database is not None and query is not None:
             database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
         with ThreadPoolExecutor(max_workers=1) as aside:
-            versions = aside.submit(_versions, ports, database, isolated)  # asked while the cells run
-            cells = evaluate_all(
-                ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=literal(cell.label)),
-            )
-    report = Report(
-        "compare", started, now(), commit(PROJECT_ROOT), settings.plan, settings.options(), machine(),
-        [port_info(port, versions.result()) for port in ports], list(settings.methods), cells,
-    )
+            about = aside.submit(_about, ports, database, isolated)
+            cells = evaluate_all(ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
+    infos, checkout, where = about.result()
+    report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     _publish(report, Outputs.given(given))
+
+
+def _about(ports: list[Port], database: Database | None, isolation: Isolation) -> tuple[list[PortInfo], str | None, dict[str, Any]]:
+    """What a report says of its run besides the cells: each port with its interpreters' versions,
+    the commit and the machine. Gathered while the cells run, with the report's writer loaded
+    meanwhile, so none of it is waited for once they are done."""
+    from harness.report import port_info
+    from harness.serialize import commit, machine
+
+    versions = _versions(ports, database, isolation)
+    return [port_info(port, versions) for port in ports], commit(PROJECT_ROOT), machine()
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -798,7 +824,6 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     passes at n=5, run as --isolation says; the harness's own reading speed on the same output; and
     harness compare of the cell as a whole process, with its start-up on its own."""
     from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
-    from harness.report import literal
     from harness.serialize import commit, machine
 
     settings = _settings(ctx.obj, given)
@@ -815,7 +840,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
         task = progress.add_task("bench", total=len(ports) * len(settings.methods) * len(settings.ns))
         cells = bench(
             ports, settings, repeat, database, isolated, ctx.meta["root"], given["dsn"],
-            on_done=lambda cell: progress.update(task, advance=1, description=literal(f"{cell.port}/{cell.method} n={cell.n}")),
+            on_done=lambda cell: progress.update(task, advance=1, description=visible(f"{cell.port}/{cell.method} n={cell.n}")),
         )
         versions = _versions(ports, database, isolated)
     render_bench(console, cells, about, versions, repeat)

@@ -46,7 +46,7 @@ from harness.model import Finish, Usage
 from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX, describe_exit, process_status, quit_server, remove_server, running
 from harness.runner import WAITS, Runner
 
-COPY_BLOCK_BYTES = 1 << 16
+COPY_BLOCK_ROWS = 4096
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
 CONNECT_TIMEOUT = 10
@@ -533,7 +533,7 @@ def statement(query: Query, method: str, n: int) -> sql.Composed:
 
 def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterator[bytes]:
     """The query's rows as a port's lines, each row's columns joined by single spaces (a NULL shows
-    as ``\\N``), in blocks of about COPY_BLOCK_BYTES: PostgreSQL's COPY sends them as text, so no
+    as ``\\N``), in blocks of at most COPY_BLOCK_ROWS rows: PostgreSQL's COPY sends them as text, so no
     row becomes a Python object on the way.
 
     The rows are taken from libpq itself, every row it holds at once, and the socket is waited on
@@ -546,13 +546,12 @@ def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterat
         _wait(pgconn.socket, select.POLLOUT)
     _expect(pq.ExecStatus.COPY_OUT, connection)
     rows: list[bytes] = []
-    size = 0
+    take, keep = pgconn.get_copy_data, rows.append
     while True:
-        length, row = pgconn.get_copy_data(1)
+        length, row = take(1)
         if length > 0:
-            rows.append(bytes(row))
-            size += length
-            if size < COPY_BLOCK_BYTES:
+            keep(bytes(row))
+            if len(rows) < COPY_BLOCK_ROWS:
                 continue
         elif length == 0 and not rows:  # libpq holds no row: wait for the server
             _wait(pgconn.socket, select.POLLIN)
@@ -560,7 +559,7 @@ def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterat
             continue
         if rows:
             yield b"".join(rows).replace(b"\t", b" ")
-            rows, size = [], 0
+            rows.clear()
         if length < 0:  # the COPY is over
             break
     _expect(pq.ExecStatus.COMMAND_OK, connection)
