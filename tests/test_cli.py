@@ -10,12 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from conftest import (
     FAKE_PORTS,
     PORTS,
     REAL_PORTS,
+    ROOT,
     compare_json,
     harness,
     harness_process,
@@ -272,3 +274,15 @@ def test_doctor_says_what_each_port_needs_and_how_to_get_what_is_missing(tmp_pat
     )
     assert lines[-1] == "missing: hanoi-interpreter-nobody-has: the cells of the ports that need them are skipped"
     assert harness("doctor").returncode in (0, 1)  # the project's own: what this machine has decides
+
+
+def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
+    child = pexpect.spawn(
+        sys.executable, ["-m", "harness", "compare", "--n", "1-2", "-l", "python", "-m", "recursive"],
+        cwd=str(ROOT), env={**os.environ, "TERM": "xterm", "COLUMNS": "120"}, encoding="utf-8", timeout=120,
+    )
+    output = child.read()
+    child.close()
+    assert child.exitstatus == 0, output
+    assert "2/2" in output  # the bar's last count, drawn before it is cleared
+    assert "All 2 cells that ran pass and agree" in output

@@ -39,3 +39,14 @@ def test_a_run_with_no_sql_port_and_no_container_loads_neither_client():
 def test_a_run_of_the_sql_port_loads_the_postgresql_client_only():
     packages = loaded("compare", "--n", "1", "-l", "sql", "-m", "recursive")
     assert "psycopg" in packages and not {"docker", "testcontainers"} & packages
+
+
+def test_a_run_off_a_terminal_loads_no_progress_bar():
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "harness", "compare", "--n", "1", "-l", "python", "-m", "recursive"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = {line.rpartition("|")[2].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "rich.console" in modules  # the report is written with rich
+    assert "rich.progress" not in modules
