@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import gc
 import importlib.util
 import io
 import json
@@ -437,6 +438,10 @@ def main() -> None:
         number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
         click.echo(f"harness: {_stopped_by(number)}", err=True)
         sys.exit(ExitCode.SIGNALLED + number)
+    finally:
+        # Whatever the run leaves is freed with the process: no last collection walks it first,
+        # which took longer than writing the report (two or three hundredths of a second).
+        gc.freeze()
     sys.exit(code)
 
 
