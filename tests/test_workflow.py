@@ -144,3 +144,13 @@ def test_the_merge_step_writes_the_page_and_fails_as_the_merge_does(tmp_path):
     planned = run_as_github_does(script.replace("harness merge", "harness merge --expect plan"), tmp_path, env)
     assert planned.returncode == 0, planned.stdout + planned.stderr
     assert (tmp_path / "report.html").is_file()
+
+    # No port reported at all: the merge writes no page, and the summary does not point at one.
+    for report in reports.iterdir():
+        report.unlink()
+    (tmp_path / "report.html").unlink()
+    summary.unlink()
+    empty = run_as_github_does(script, tmp_path, env)
+    assert empty.returncode == 2, empty.stdout + empty.stderr
+    assert not (tmp_path / "report.html").exists()
+    assert "report.html" not in (summary.read_text() if summary.exists() else "")
