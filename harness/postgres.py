@@ -47,6 +47,8 @@ from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX,
 from harness.runner import WAITS, Runner
 
 COPY_BLOCK_ROWS = 4096
+"""Rows joined into one block of output: enough that the reading costs little per row, few enough
+that a block is read while the server still makes the next."""
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
 CONNECT_TIMEOUT = 10
