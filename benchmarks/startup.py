@@ -2,7 +2,9 @@
 """What a user waits for, as whole processes from the shell, side by side in one run: the harness's
 own start (``harness --version``), one cell through ``compare`` beside the port alone, ``compare
 --n 5`` of every port, the Python port at n = 20 through ``compare`` beside the port alone, and the
-classic matrix at n = 20 with ``--jobs 1`` and ``--jobs 2``. Each figure is the median of
+classic matrix at n = 20 with ``--jobs 1`` and ``--jobs 2``. Two figures no harness code can go
+below: the harness's interpreter starting and exiting with nothing to do, and the port at n = 20
+with its output read through a pipe, as any reader of it must. Each figure is the median of
 ``--repeat`` runs, taking turns, with its range, and the machine. Every command runs once first,
 untimed; Python caches its bytecode then, as it does by default (PYTHONDONTWRITEBYTECODE, which
 some machines set, is left out of the commands' environment).
@@ -39,6 +41,8 @@ def figures() -> dict[str, tuple[list[str], Path]]:
         "compare --n 5 (every port)": ([HARNESS, "compare", "--n", "5"], ROOT),
         "compare --n 5 without sql": ([HARNESS, "compare", "--n", "5", "-l", "bash,cpp,prolog,python"], ROOT),
         "python recursive n=20, alone": ([*PYTHON_PORT, "20"], ROOT / "python"),
+        "python recursive n=20, read through a pipe": (["sh", "-c", f"{' '.join(PYTHON_PORT)} 20 | cat"], ROOT / "python"),
+        "the harness's Python, doing nothing": ([sys.executable, "-c", "pass"], ROOT),
         "compare --n 20 -l python -m recursive": ([HARNESS, "compare", "--n", "20", "-l", "python", "-m", "recursive"], ROOT),
         "matrix n=20, --jobs 1": ([HARNESS, "compare", "--n", "20", "-m", "binary,recursive,iterative", "--jobs", "1"], ROOT),
         "matrix n=20, --jobs 2": ([HARNESS, "compare", "--n", "20", "-m", "binary,recursive,iterative", "--jobs", "2"], ROOT),
@@ -77,7 +81,8 @@ def main() -> None:
     for name, seconds in runs.items():
         print(f"| {name} | {medians[name]:.3f} ({min(seconds):.3f}-{max(seconds):.3f}) |")
     for through, alone in (("compare --n 0 -l python -m recursive", "python recursive n=0, alone"),
-                           ("compare --n 20 -l python -m recursive", "python recursive n=20, alone")):
+                           ("compare --n 20 -l python -m recursive", "python recursive n=20, alone"),
+                           ("python recursive n=20, read through a pipe", "python recursive n=20, alone")):
         print(f"{through}: the port alone + {medians[through] - medians[alone]:.3f} s, {medians[through] / medians[alone]:.2f} times")
     speedup = medians["matrix n=20, --jobs 1"] / medians["matrix n=20, --jobs 2"]
     print(f"matrix n=20: --jobs 1 takes {speedup:.2f} times as long as --jobs 2")
