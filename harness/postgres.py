@@ -615,6 +615,7 @@ class QueryStream(Runner):
         self._halting: threading.Thread | None = None
         self._closed = False
         self._heard_all = False  # psql has closed its output: it has exited, and said all it had to
+        self._query_ended = False  # psql said END_OF_QUERY: what the server says after it is no longer the query's
         self._failure: str | None = None
         self._silence: str | None = None  # why the server, not the port, ended the cell, if it did
         self._waiting: float | None = None  # since when the reading waits for psql, if it does
@@ -682,8 +683,9 @@ class QueryStream(Runner):
             if self._server is None and text.isdigit():
                 self._send_query(int(text))
             elif text == END_OF_QUERY:
+                self._query_ended = True
                 self._end_session()
-            elif (error := SERVER_ERROR.match(text)) and self._error is None:
+            elif (error := SERVER_ERROR.match(text)) and self._error is None and not self._query_ended:
                 self._error = error["sqlstate"], error["message"]
             elif text and not self._said and not SERVER_FIELD.match(text) and not text[0].isspace():
                 self._said = text.removeprefix("psql: error: ")
@@ -730,7 +732,7 @@ class QueryStream(Runner):
         printed before the cancel is not waiting for it.)"""
         asked = time.monotonic()
         answered = threading.Event()
-        if self._server is not None:  # else psql has not connected yet, and will send no query now
+        if self._server is not None and not self._ended.is_set():  # else no query runs, nor will
             threading.Thread(target=self._cancel_backend, args=(self._server.pid, answered), daemon=True).start()
         while not self._ended.wait(POLL_SECONDS):
             waiting = self._waiting
@@ -744,7 +746,8 @@ class QueryStream(Runner):
 
     def _cancel_backend(self, backend: int, answered: threading.Event) -> None:
         """Ask the server, over a connection of its own, to cancel what ``backend`` runs; ``answered``
-        once it has. A server that does not answer keeps this thread no longer than CANCEL_GRACE."""
+        once it has. A server that does not answer keeps this thread for 2 × CANCEL_GRACE at most:
+        connecting, then asking."""
         with contextlib.suppress(psycopg.Error), contextlib.closing(
             psycopg.connect(self._dsn, autocommit=True, connect_timeout=connect_seconds(CANCEL_GRACE))
         ) as connection, _Deadline(connection, CANCEL_GRACE):
@@ -763,7 +766,7 @@ class QueryStream(Runner):
         return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=self._usage or Usage())
 
     def _judge(self) -> None:
-        """How the query ended, from what psql said and how it exited, unless the harness ended it."""
+        """How the query ended, from what psql said, unless the harness ended it."""
         if self.stopped or self.timed_out or self._silence:
             return  # the cancel we asked for, or the psql we killed, saying why
         sqlstate, message = self._error or ("", "")
@@ -771,7 +774,7 @@ class QueryStream(Runner):
             self._timed_out.set()
         elif self._server is None:
             self._silence = self._database.unreachable(self._dsn, self._said or describe_exit(self._psql.returncode))
-        elif self._psql.returncode != 0:
+        elif not self._query_ended:  # psql lost its connection
             # A server killed closes its connections a moment before it is seen to have ended.
             self._silence = self._database.ended(LOST_WAIT)
             self._failure = None if self._silence else "the connection to PostgreSQL was lost"

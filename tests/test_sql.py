@@ -201,13 +201,13 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
                 ).fetchall())
 
     terminated: list[tuple[bool]] = []
-    cell = evaluate(real_ports["sql"], "iterative", 16, Settings(timeout=60), database, on_line=terminate_the_backend_once)
+    cell = evaluate(real_ports["sql"], "iterative", 18, Settings(timeout=60), database, on_line=terminate_the_backend_once)
     assert terminated == [(True,)]
     assert cell.outcome is Outcome.ERROR
     assert cell.detail.startswith("the connection to PostgreSQL was lost after ")
     # The server's own words, or libpq's when the socket closed before they could be read.
     assert cell.detail.endswith(("; terminating connection due to administrator command", "server closed the connection unexpectedly"))
-    assert 0 < cell.moves < 2**16 - 1
+    assert 0 < cell.moves < 2**18 - 1
     assert cell.seconds < 30
 
 
