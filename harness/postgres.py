@@ -32,6 +32,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -70,7 +71,8 @@ LOST_WAIT = 1.0
 """Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
 END_OF_QUERY = "hanoi-harness: end of query"
-"""What psql says on stderr once the query has ended, however it ended."""
+"""What psql says on stderr once the query has ended, however it ended, followed by a word of the
+cell's own: a port's notices reach the same stderr, and none can know the word to say it first."""
 SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (?P<message>.*)")
 """An error from the server, as psql prints it with VERBOSITY=verbose."""
 SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
@@ -602,9 +604,9 @@ class QueryStream(Runner):
 
     psql reads a script on its stdin in two steps. First it sets the server's own deadline and says
     which server process is its own; only then is the query sent, so that there is a process to
-    cancel from the start and to measure from before it. After the query psql says so (END_OF_QUERY)
-    and waits, still connected, while the harness reads what that process used; then its stdin is
-    closed and it exits."""
+    cancel from the start and to measure from before it. After the query psql says so (END_OF_QUERY
+    and the cell's word) and waits, still connected, while the harness reads what that process used;
+    then its stdin is closed and it exits."""
 
     def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float, database: Database) -> None:
         super().__init__(timeout)
@@ -625,7 +627,8 @@ class QueryStream(Runner):
         self._partial = b""  # stderr's line so far
         self._error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
         self._said = ""  # psql's own first complaint (a connection that failed or was lost)
-        self._query = f"COPY ({statement(query, method, n)}) TO STDOUT;\n\\warn {END_OF_QUERY}\n"
+        self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
+        self._query = f"COPY ({statement(query, method, n)}) TO STDOUT;\n\\warn {self._end_of_query}\n"
         argv, environment = psql_command(dsn, timeout)
         try:
             self._psql = subprocess.Popen(
@@ -682,7 +685,7 @@ class QueryStream(Runner):
             text = line.decode("utf-8", "replace").rstrip()
             if self._server is None and text.isdigit():
                 self._send_query(int(text))
-            elif text == END_OF_QUERY:
+            elif text == self._end_of_query:
                 self._query_ended = True
                 self._end_session()
             elif (error := SERVER_ERROR.match(text)) and self._error is None and not self._query_ended:

@@ -184,6 +184,18 @@ def test_a_query_refused_before_its_first_row_is_the_servers_error(database):
     assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE 42P01", 'relation "no_such_table_3" does not exist')
 
 
+def test_a_notice_that_claims_the_query_ended_does_not_hide_its_error(database):
+    """A port's notices share psql's stderr with the harness's marker; one that prints the marker's
+    words on a line of their own must not make the query's later error go unseen."""
+    with psycopg.connect(database.dsn(), autocommit=True) as connection:
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION public.claims_the_end(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
+            " BEGIN RETURN NEXT n; RAISE NOTICE E'moves\\nhanoi-harness: end of query'; RAISE EXCEPTION 'gave up'; END $$"
+        )
+    blocks, finish = stream(database, "SELECT public.claims_the_end({n})", 1)
+    assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE P0001", "gave up")
+
+
 def test_the_password_reaches_psql_through_its_environment_never_its_command_line():
     argv, environment = psql_command("postgresql://hanoi:s3cret-word@127.0.0.1:5/towers", timeout=3)
     assert "s3cret" not in " ".join(argv)
@@ -201,13 +213,13 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
                 ).fetchall())
 
     terminated: list[tuple[bool]] = []
-    cell = evaluate(real_ports["sql"], "iterative", 18, Settings(timeout=60), database, on_line=terminate_the_backend_once)
+    cell = evaluate(real_ports["sql"], "iterative", 20, Settings(timeout=60), database, on_line=terminate_the_backend_once)
     assert terminated == [(True,)]
     assert cell.outcome is Outcome.ERROR
     assert cell.detail.startswith("the connection to PostgreSQL was lost after ")
     # The server's own words, or libpq's when the socket closed before they could be read.
     assert cell.detail.endswith(("; terminating connection due to administrator command", "server closed the connection unexpectedly"))
-    assert 0 < cell.moves < 2**18 - 1
+    assert 0 < cell.moves < 2**20 - 1
     assert cell.seconds < 30
 
 
