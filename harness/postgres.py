@@ -75,6 +75,8 @@ END_OF_QUERY = "hanoi-harness: end of query"
 cell's own: a port's notices reach the same stderr, and none can know the word to say it first."""
 SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (?P<message>.*)")
 """An error from the server, as psql prints it with VERBOSITY=verbose."""
+PSQL_LINE_BYTES = 1 << 16
+"""The most of one line of psql's stderr kept while it goes on: a port's notices reach it too, of any length."""
 SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
 """A line of the server's report (``NOTICE:  ``, ``LOCATION:  ``, ``LINE 1: ``), not psql's own words."""
 TEMPLATE_PREFIX = "hanoi-pgtemplate-"
@@ -680,7 +682,8 @@ class QueryStream(Runner):
 
     def _hear(self, block: bytes) -> None:
         """Take in what psql says on stderr: its server process, the end of the query, errors."""
-        *lines, self._partial = (self._partial + block).split(b"\n")
+        *lines, partial = (self._partial + block).split(b"\n")
+        self._partial = partial[:PSQL_LINE_BYTES]
         for line in lines:
             text = line.decode("utf-8", "replace").rstrip()
             if self._server is None and text.isdigit():

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -194,6 +195,23 @@ def test_a_notice_that_claims_the_query_ended_does_not_hide_its_error(database):
         )
     blocks, finish = stream(database, "SELECT public.claims_the_end({n})", 1)
     assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE P0001", "gave up")
+
+
+def test_a_notice_of_any_length_costs_the_harness_bounded_memory(database):
+    """A port's notices reach the harness through psql's stderr: a line of 100 MB is not kept whole."""
+    with psycopg.connect(database.dsn(), autocommit=True) as connection:
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION public.long_notice(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
+            " BEGIN RAISE NOTICE '%', repeat('x', 100000000); RETURN NEXT n; END $$"
+        )
+    tracemalloc.start()
+    try:
+        blocks, finish = stream(database, "SELECT public.long_notice({n})", 7)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (blocks, finish.failure) == ([b"7\n"], None)
+    assert peak < 20 << 20, f"the harness held {peak >> 20} MiB"
 
 
 def test_the_password_reaches_psql_through_its_environment_never_its_command_line():
