@@ -11,9 +11,9 @@ run as usual.
 Every wait on the server has a deadline, so that a server that stops answering costs its cells
 their time, never the run: connecting, loading a port's files and asking the version are bounded by
 the cell's time, and a query past its deadline is cancelled. If the query has not ended CANCEL_GRACE
-later, its psql is killed (the harness's own waits: their connection's socket is shut down), which
-ends the wait however frozen the server is, and the cell is an error naming the server. An embedded server that dies is reaped, and its
-cells say how it ended.
+later, its psql is killed (for the harness's own waits, their connection's socket is shut down),
+which ends the wait however frozen the server is, and the cell is an error naming the server. An
+embedded server that dies is reaped, and its cells say how it ended.
 """
 
 from __future__ import annotations
