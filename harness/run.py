@@ -96,6 +96,18 @@ def version(requirement: Requirement) -> tuple[str | None, str]:
     return lines[0][:200], ""
 
 
+def widen_pipe(fd: int) -> None:
+    """Ask for PIPE_BYTES of room in a pipe the harness reads (Linux only; elsewhere the default stays)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
+def let_fill(block: bytes) -> None:
+    """After a small read, let the pipe fill for GATHER_SECONDS before reading it again."""
+    if len(block) < SMALL_READ_BYTES:
+        time.sleep(GATHER_SECONDS)
+
+
 def feed(process: subprocess.Popen[bytes], data: bytes | None) -> None:
     """Write a program's standard input, if it has some, from a thread of its own, and close it."""
 
@@ -379,8 +391,7 @@ class PortProcess(Runner):
         and its stragglers are gone, or until the deadline."""
         assert self._process.stdout is not None
         fd = self._process.stdout.fileno()
-        with contextlib.suppress(OSError, AttributeError):  # Linux only; elsewhere the default pipe
-            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        widen_pipe(fd)
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP)
         checked = 0.0
@@ -401,8 +412,7 @@ class PortProcess(Runner):
                 if not block:
                     return
                 yield block
-                if len(block) < SMALL_READ_BYTES:
-                    time.sleep(GATHER_SECONDS)
+                let_fill(block)
             else:
                 checked = 0.0  # quiet: has the port exited, leaving something that holds the pipe?
 
