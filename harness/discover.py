@@ -32,6 +32,14 @@ PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
+EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+"""A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
+PACKAGE_NAMES = {
+    "debian": re.compile(r"[a-z0-9][a-z0-9+.-]+"),
+    "homebrew": re.compile(r"(?:[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*/)?[a-z0-9][a-z0-9@._+-]*"),
+}
+"""The names each package manager takes (Debian's policy; Homebrew's formulae, in a tap or not): a
+manifest's text reaches an installer only as such a name, never as an option or a command line."""
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 _DIGEST_LOCK = threading.Lock()
@@ -402,9 +410,15 @@ def _requirement(entry: object) -> Requirement:
     if not isinstance(entry, dict) or not isinstance(entry.get("executable"), str):
         raise ManifestError("each [[requires]] needs an 'executable'")
     _known(entry, REQUIRE_KEYS, "[[requires]] ")
+    if not EXECUTABLE_NAME.fullmatch(entry["executable"]):
+        raise ManifestError(f"[[requires]] 'executable' is a program's name, as PATH finds it: {entry['executable'][:60]!r} is not")
     texts = {key: entry.get(key, "") for key in ("install", "debian", "homebrew")}
     if not all(isinstance(text, str) for text in texts.values()):
         raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings")
+    for key, grammar in PACKAGE_NAMES.items():
+        refused = next((name for name in texts[key].split() if not grammar.fullmatch(name)), None)
+        if refused is not None:
+            raise ManifestError(f"[[requires]] '{key}' names packages, separated by spaces; {refused[:60]!r} is not a {key} package's name")
     return Requirement(entry["executable"], _strings(entry, "version"), **texts)
 
 

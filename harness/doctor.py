@@ -38,15 +38,17 @@ def needs(ports: Iterable[Port]) -> list[Need]:
 
 
 def install(missing: list[Requirement]) -> list[list[str]]:
-    """The commands that install ``missing`` here, run one after another; the commands run."""
+    """The commands that install ``missing`` here, run one after another; the commands run. The
+    packages are names the manifest's parser has checked against each installer's grammar, and they
+    come after ``--``: a manifest's text is never an option to the installer."""
     if shutil.which("apt-get") and (os.geteuid() == 0 or shutil.which("sudo")):
-        packages = sorted({requirement.debian for requirement in missing if requirement.debian})
+        packages = sorted({package for requirement in missing for package in requirement.debian.split()})
         sudo = [] if os.geteuid() == 0 else ["sudo"]
-        commands = [[*sudo, "apt-get", "update", "-qq"], [*sudo, "apt-get", "install", "-y", "-qq", *packages]]
+        commands = [[*sudo, "apt-get", "update", "-qq"], [*sudo, "apt-get", "install", "-y", "-qq", "--", *packages]]
         environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     elif shutil.which("brew"):
-        packages = sorted({requirement.homebrew for requirement in missing if requirement.homebrew})
-        commands, environment = [["brew", "install", *packages]], dict(os.environ)
+        packages = sorted({package for requirement in missing for package in requirement.homebrew.split()})
+        commands, environment = [["brew", "install", "--", *packages]], dict(os.environ)
     else:
         raise DoctorError("neither apt-get (as root or with sudo) nor brew is here to install them")
     if not packages:

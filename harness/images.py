@@ -138,7 +138,7 @@ def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
     packages = " ".join(sorted({requirement.debian for requirement in requires}))
     if packages:
         lines.append(
-            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends "
+            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- "
             f"{packages} \\\n && rm -rf /var/lib/apt/lists/*"
         )
     return "\n".join(lines) + "\n"

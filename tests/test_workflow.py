@@ -115,7 +115,7 @@ def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs
 
     other = harness("--root", str(root), "doctor", "--install", "--port", "lacking", env={"PATH": path})
     called = calls.read_text().splitlines()
-    assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq hanoi-interpreter"]
+    assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq -- hanoi-interpreter"]
     assert any(line.startswith("sudo ") for line in called) is (os.geteuid() != 0), "apt-get as root, else through sudo"
     assert other.returncode == 1 and "missing: hanoi-interpreter-nobody-has" in other.stdout
 

