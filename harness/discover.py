@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 import shutil
 import string
@@ -43,6 +44,9 @@ manifest's text reaches an installer only as such a name, never as an option or 
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 _DIGEST_LOCK = threading.Lock()
+MAX_PORT_ENTRIES = 10_000
+"""The most files and folders a port's folder may hold: far more than any program's sources, far fewer
+than would make copying it for a build, or reading it for the build's key, take long."""
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
@@ -228,18 +232,45 @@ def discover(root: Path) -> list[Port]:
 
 
 def load_port(manifest: Path) -> Port:
-    """The port a manifest describes, or, if it cannot be used, the port with its manifest error."""
-    folder = manifest.parent.resolve()
+    """The port a manifest describes, or, if it cannot be used, the port with its manifest error. The
+    port's name is its folder's as the root lists it: a link to a folder elsewhere is a port of the
+    link's name, whatever the folder it leads to is called."""
+    name, folder = manifest.parent.name, manifest.parent.resolve()
     try:
-        return _parse(folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
+        _check_folder(folder)
+        return _parse(name, folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
     except UnicodeDecodeError as error:
         why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
     except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
         why = str(error)
-    return Port(name=folder.name, folder=folder, manifest_error=f"{manifest}: {why}")
+    return Port(name=name, folder=folder, manifest_error=f"{manifest}: {why}")
 
 
-def _parse(folder: Path, data: dict[str, Any]) -> Port:
+def _check_folder(folder: Path) -> None:
+    """Refuse a folder the harness cannot take as the port's own: a link that leads out of it (the
+    harness reads, copies and mounts only the port's own files, so none may stand for a file
+    elsewhere on the machine), anything that is not a file, a folder or a link (a device, a pipe: a
+    copy or a digest of one may never end), or more than MAX_PORT_ENTRIES of them."""
+    entries = 0
+    for top, folders, files in os.walk(folder):  # a link to a folder is listed, not followed
+        for name in (*folders, *files):
+            entries += 1
+            if entries > MAX_PORT_ENTRIES:
+                raise ManifestError(f"the port's folder holds more than {MAX_PORT_ENTRIES:,} files and folders: a port is a program's sources")
+            path = Path(top, name)
+            shown = str(path.relative_to(folder)).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            if path.is_symlink():
+                try:
+                    target = path.resolve()
+                except (OSError, RuntimeError):  # a loop of links
+                    raise ManifestError(f"{shown!r} is a link that leads round in a loop") from None
+                if not target.is_relative_to(folder):
+                    raise ManifestError(f"{shown!r} is a link out of the port's folder: a port is its folder, and nothing outside it is read for it")
+            elif not (path.is_dir() or path.is_file()):
+                raise ManifestError(f"{shown!r} is neither a file nor a folder (a device, a pipe or a socket): a port's folder holds its sources")
+
+
+def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
     _known(data, PORT_KEYS, "")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
@@ -265,7 +296,7 @@ def _parse(folder: Path, data: dict[str, Any]) -> Port:
     summary = data.get("summary", "")
     if not isinstance(summary, str):
         raise ManifestError("'summary' must be a string")
-    return Port(name=folder.name, folder=folder, summary=summary, methods=methods, programs=programs)
+    return Port(name=name, folder=folder, summary=summary, methods=methods, programs=programs)
 
 
 def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
@@ -392,6 +423,8 @@ def _query(folder: Path, table: object) -> Query:
     sql = table.get("query")
     if not isinstance(sql, str) or _placeholders(sql) != {"method", "n"}:
         raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder} ({{ for a brace})")
+    if outside := next((str(path) for path in load if not path.resolve().is_relative_to(folder)), None):
+        raise ManifestError(f"'postgresql.load' names a file outside the port's folder: {outside}")
     missing = [str(path) for path in load if not path.is_file()]
     if missing:
         raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
 
 from conftest import ROOT
-from harness.discover import Built, load_port
+from harness.discover import Built, discover, load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
 from harness.normalise import LineReader
@@ -174,3 +175,76 @@ def test_cells_outside_min_n_and_max_n_are_skipped_saying_so(tmp_path):
         (Outcome.PASS, None, ""), (Outcome.PASS, None, ""), (Outcome.PASS, None, ""),
         (Outcome.SKIPPED, Reason.OUT_OF_RANGE, "the program takes n ≤ 3"),
     ]
+
+
+SQL_PORT = ROOT / "sql"
+
+
+@pytest.mark.parametrize(
+    "leading",
+    [
+        "a link to a file outside", "a link to a folder outside", "the manifest itself, a link outside", "a load file, a link outside",
+        "a link that leads round in a loop",
+    ],
+)
+def test_a_link_out_of_the_ports_folder_is_its_manifest_error_and_nothing_outside_is_read(tmp_path, leading):
+    """A port is its folder: the harness reads, copies and mounts nothing else for it, so a link that
+    would stand for a file elsewhere on the machine (/etc/shadow, another port) makes the port unusable."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.sql").write_text("SELECT 'secret from outside the port';\n")
+    folder = tmp_path / "ports" / "sql"
+    shutil.copytree(SQL_PORT, folder)
+    if leading == "a link to a file outside":
+        (folder / "notes.txt").symlink_to(outside / "secret.sql")
+    elif leading == "a link to a folder outside":
+        (folder / "more").symlink_to(outside)
+    elif leading == "the manifest itself, a link outside":
+        (outside / "language.toml").write_text((folder / "language.toml").read_text())
+        (folder / "language.toml").unlink()
+        (folder / "language.toml").symlink_to(outside / "language.toml")
+    elif leading == "a load file, a link outside":
+        (folder / "hanoi.sql").unlink()
+        (folder / "hanoi.sql").symlink_to(outside / "secret.sql")
+    else:
+        (folder / "a").symlink_to("b")
+        (folder / "b").symlink_to("a")
+    port = load_port(folder / "language.toml")
+    assert port.manifest_error is not None, leading
+    assert "link" in port.manifest_error and "secret from outside" not in port.manifest_error, port.manifest_error
+    assert port.programs == {}
+
+
+def test_a_link_inside_the_ports_folder_is_its_own_file(tmp_path):
+    folder = tmp_path / "sql"
+    shutil.copytree(SQL_PORT, folder)
+    (folder / "same.sql").symlink_to("hanoi.sql")
+    assert load_port(folder / "language.toml").manifest_error is None
+
+
+def test_a_load_file_named_outside_the_folder_is_refused(tmp_path):
+    folder = tmp_path / "sql"
+    shutil.copytree(SQL_PORT, folder)
+    (tmp_path / "elsewhere.sql").write_text("SELECT 1;\n")
+    (folder / "language.toml").write_text((folder / "language.toml").read_text().replace('load = ["hanoi.sql"]', 'load = ["../elsewhere.sql"]'))
+    error = load_port(folder / "language.toml").manifest_error or ""
+    assert "'postgresql.load' names a file outside the port's folder" in error
+
+
+def test_a_pipe_in_the_ports_folder_is_refused_at_once(tmp_path):
+    folder = tmp_path / "sql"
+    shutil.copytree(SQL_PORT, folder)
+    os.mkfifo(folder / "endless")
+    assert "'endless' is neither a file nor a folder" in (load_port(folder / "language.toml").manifest_error or "")
+
+
+def test_a_port_is_named_as_its_root_lists_it_not_as_the_folder_a_link_leads_to(tmp_path):
+    """A link named shadow to a folder named python elsewhere is the port shadow: the real python port
+    keeps its name, its cells and its verdict."""
+    elsewhere = tmp_path / "elsewhere" / "python"
+    shutil.copytree(ROOT / "python", elsewhere)
+    root = tmp_path / "ports"
+    root.mkdir()
+    (root / "python").symlink_to(ROOT / "python")
+    (root / "shadow").symlink_to(elsewhere)
+    assert [(port.name, port.folder) for port in discover(root)] == [("python", ROOT / "python"), ("shadow", elsewhere)]

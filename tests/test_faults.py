@@ -3,9 +3,11 @@ that names the port, the line and the rule, and the healthy ports' results are a
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, compare_json, offered, reference_digest, suite
+from conftest import FAKE_PORTS, REAL_PORTS, ROOT, compare_json, offered, reference_digest, suite
 from harness.model import METHODS
 
 FAKES = tuple(sorted(path.parent.name for path in FAKE_PORTS.glob("*/language.toml")))
@@ -17,6 +19,10 @@ def run(tmp_path_factory):
     """One compare over the real ports and every fake, n = 0..4: the process, its report, its cells."""
     tmp_path = tmp_path_factory.mktemp("faults")
     root = suite(tmp_path, *FAKES)
+    beside_its_sql = root / "sql-negative-n"
+    beside_its_sql.unlink()
+    shutil.copytree(FAKE_PORTS / "sql-negative-n", beside_its_sql)
+    shutil.copy(ROOT / "sql" / "hanoi.sql", beside_its_sql)
     done, report = compare_json(tmp_path, "--n", "0-4", "--timeout", str(TIMEOUT), "--jobs", "4", root=root)
     cells = {(cell["port"], cell["method"], cell["n"]): cell for cell in report["cells"]}
     return done, report, cells
