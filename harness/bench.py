@@ -31,10 +31,9 @@ from rich.table import Table
 from harness import __version__
 from harness.discover import Port, Program
 from harness.errors import BenchError, CellError
-from harness.evaluate import evaluate, judge_output, start
-from harness.isolation import Isolation
+from harness.evaluate import evaluate, judge_output
+from harness.gate import Gate
 from harness.model import METHODS, Outcome
-from harness.postgres import Database
 from harness.report import literal
 from harness.serialize import Versions
 from harness.settings import Settings
@@ -117,20 +116,20 @@ class BenchCell:
 
 
 def bench(
-    ports: list[Port], settings: Settings, repeat: int, database: Database | None, isolation: Isolation,
+    ports: list[Port], settings: Settings, repeat: int, gate: Gate,
     root: Path, dsn: str | None = None, on_done: Callable[[BenchCell], None] | None = None,
 ) -> list[BenchCell]:
     """Every cell of ``settings``' ports, methods and n, one after another (cells run side by side
     would slow each other down), each timed ``repeat`` times after a warm-up; ``harness compare``
     runs on the ports under ``root``, with ``dsn`` for its server if one is given."""
-    timer = _Timer(settings, repeat, database, isolation, root, dsn)
+    timer = _Timer(settings, repeat, gate, root, dsn)
     cells = []
     for port in ports:
         for method in settings.methods:
-            gate = timer.gate(port, method)
+            untimed = timer.untimed(port, method)
             for n in settings.ns:
                 cell = BenchCell(port.name, method, n)
-                reason = gate or settings.too_many_moves(method, n)
+                reason = untimed or settings.too_many_moves(method, n)
                 if reason:
                     cell.status, cell.detail = BenchStatus.NOT_TIMED, reason
                 else:
@@ -152,15 +151,15 @@ class _Timer:
     """Times cells through the runners ``compare`` uses, in the run's isolation and limits."""
 
     def __init__(
-        self, settings: Settings, repeat: int, database: Database | None, isolation: Isolation, root: Path, dsn: str | None,
+        self, settings: Settings, repeat: int, gate: Gate, root: Path, dsn: str | None,
     ) -> None:
-        self.settings, self.repeat, self.database, self.isolation = settings, repeat, database, isolation
+        self.settings, self.repeat, self.gate = settings, repeat, gate
         self.root, self.dsn = root, dsn
         self._startups: dict[tuple[str, str], float] = {}
 
-    def gate(self, port: Port, method: str) -> str | None:
+    def untimed(self, port: Port, method: str) -> str | None:
         """Why the cell may not be timed, if it may not: it must first pass at a small n."""
-        cell = evaluate(port, method, GATE_N, self.settings, self.database, self.isolation)
+        cell = evaluate(port, method, GATE_N, self.settings, self.gate)
         if cell.outcome is Outcome.PASS:
             return None
         return f"{cell.outcome.value} at n={GATE_N}, so not timed: {cell.detail.splitlines()[0] if cell.detail else ''}".rstrip(": ")
@@ -217,7 +216,7 @@ class _Timer:
         lines = blank = 0
         last = b""
         timeout = self.settings.timeout
-        with start(port, bench_cell.method, bench_cell.n, self.settings, self.database, self.isolation) as runner:
+        with self.gate.start(port, bench_cell.method, bench_cell.n, self.settings) as runner:
             started = runner.deadline - timeout
             for block in runner.output():
                 lines += block.count(b"\n")

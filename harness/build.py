@@ -24,17 +24,14 @@ from pathlib import Path
 
 from harness.discover import SHOWN_BUILD, Built, Port, Program, fill
 from harness.errors import BuildFailed, Interrupted
-from harness.run import PortProcess, StderrKeeper
-from harness.runner import Runner
+from harness.runners.base import Runner
+from harness.runners.process import PortProcess, StderrKeeper
 
 PROGRAM_NAME = "program"
 FOLDER_NAME = "build"
 DONE_NAME = "done"
 """In a cache entry: the program, the private build folder, and the mark of a build that finished."""
 LOCK_POLL_SECONDS = 0.1
-BUILD_MOUNT = Path("/build")
-"""Where a build's cache entry is mounted in a container: a path every user may reach, as the
-entry's own may not be (below /root, say)."""
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""

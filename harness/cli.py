@@ -34,16 +34,16 @@ from harness.environment import SECRETS
 from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Cell, Move, Outcome, Shard, visible
-from harness.runner import WAITS
-from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, MODES, Settings
+from harness.runners import MODES
+from harness.runners.base import WAITS
+from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, Backend, Settings
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-    from harness.discover import Port, Requirement
-    from harness.isolation import Isolation
-    from harness.postgres import Database
+    from harness.discover import Port
+    from harness.gate import Gate
     from harness.serialize import PortInfo, Report, Versions
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -178,6 +178,11 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
         "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
         help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
     ),
+    "unsafe_superuser_sql": click.option(
+        "--unsafe-superuser-sql", is_flag=True,
+        help="With --dsn, where no role of each port's own can be made there, run the ports' SQL as the DSN's user even if it is a "
+        "superuser or may read the server's files or run its programs (any port may then do so too).",
+    ),
     "backend": click.option(
         "--backend", type=click.Choice(BACKENDS),
         help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
@@ -207,7 +212,7 @@ def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return apply
 
 
-DATABASE = ("backend", "dsn")
+DATABASE = ("backend", "dsn", "unsafe_superuser_sql")
 REPORTS = ("format", "json", "junit", "markdown", "html")
 ISOLATION = ("isolation", "memory", "processes")
 
@@ -242,6 +247,7 @@ def _settings(ports: list[Port], given: dict[str, Any]) -> Settings:
         isolation=given.get("isolation", "subprocess"),
         limits=Limits(given.get("memory", DEFAULT_LIMITS.memory), given.get("processes", DEFAULT_LIMITS.processes)),
         build_timeout=given.get("build_timeout"),
+        unsafe_superuser_sql=given.get("unsafe_superuser_sql", False),
     )
 
 
@@ -249,14 +255,14 @@ def _chosen(ports: list[Port], settings: Settings) -> list[Port]:
     return [port for port in ports if port.name in settings.ports]
 
 
-def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
+def _backend(backend: Backend | None, dsn: str | None, isolation: str) -> Backend:
     """Where the SQL port runs. A DSN given on the command line that is not one is a usage error; one
     from HANOI_PG_DSN is checked only when a cell needs the server, and is then the error of the SQL
     cells alone."""
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
     if dsn is not None and given:
-        from harness.postgres import check_dsn
+        from harness.runners.postgres.connection import check_dsn
 
         try:
             check_dsn(dsn)
@@ -264,6 +270,8 @@ def _backend(backend: str | None, dsn: str | None, isolation: str) -> str:
             raise click.BadParameter(str(error), param_hint="'--dsn'") from None
     if backend is None:
         return "server" if dsn else "docker" if isolation == "container" else "embedded"
+    if backend == "embedded" and isolation == "container":
+        raise click.UsageError("--backend embedded runs the server on this machine, which --isolation container does not: use --backend docker or --dsn", ctx)
     if backend == "server" and not dsn:
         raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
     if backend != "server" and given:
@@ -309,59 +317,25 @@ def _progress() -> Progress | _NoProgress:
     )
 
 
-def _versions(ports: list[Port], database: Database | None, isolation: Isolation) -> Versions:
-    """Each port's interpreters' versions: here, or in the port's image when it runs in containers.
-    Each is asked at once, in a thread of its own: an interpreter can take a tenth of a second to say."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def said(port: Port, requirement: Requirement) -> str | None:
-        version = isolation.version(port, requirement)[0]
-        return SECRETS.mask(version) if version else version
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        asked = {
-            port.name: {"postgresql": pool.submit(_server_version, database)} if port.query
-            else {req.executable: pool.submit(said, port, req) for req in port.requires}
-            for port in ports
-        }
-        return {name: {executable: answer.result() for executable, answer in answers.items()} for name, answers in asked.items()}
+def _versions(ports: list[Port], gate: Gate) -> Versions:
+    """Each port's interpreters' versions (None where one says nothing)."""
+    return {name: {executable: said for executable, (said, _) in answers.items()} for name, answers in gate.versions(ports).items()}
 
 
-def _server_version(database: Database | None) -> str | None:
-    if database is None:
-        return None
-    try:
-        return database.version()
-    except Unavailable:
-        return None
+def _gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
+    """The run's gate: its walls, and its PostgreSQL, not yet started (it starts when a cell first
+    needs it; none, and no PostgreSQL client loaded, for ports of which none runs in PostgreSQL).
+    The DSN's password is a secret: a port that prints it has it masked in every report."""
+    from harness.gate import Gate
 
-
-def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> contextlib.AbstractContextManager[Database | None]:
-    """The run's PostgreSQL, not yet started: it starts when a cell first needs it; none (and no
-    PostgreSQL client loaded) for ports of which none runs in PostgreSQL. The DSN's password is a
-    secret: a port that prints it has it masked in every report."""
     if dsn:
-        from harness.postgres import dsn_password
+        from harness.runners.postgres.connection import dsn_password
 
         SECRETS.add(dsn)
         SECRETS.add(dsn_password(dsn))
-    folder = next((port.folder for port in ports if port.query), None)
-    if folder is None:
-        return contextlib.nullcontext()
-    from harness.postgres import Database
-
-    if settings.backend == "docker":
+    if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
         _sweep_containers()
-    return Database(settings.backend, dsn, folder=folder)
-
-
-def _isolation(settings: Settings) -> Isolation:
-    """The run's isolation: the mode and each cell's limits."""
-    from harness.isolation import Isolation
-
-    if settings.isolation == "container":
-        _sweep_containers()
-    return Isolation(settings.isolation, settings.limits)
+    return Gate(settings, dsn, ports)
 
 
 class ExitCode(enum.IntEnum):
@@ -447,7 +421,7 @@ def main() -> None:
 
 def _sweep_leftovers() -> None:
     """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
-    from harness.run import sweep_orphans, sweep_servers
+    from harness.runners.process import sweep_orphans, sweep_servers
 
     servers, ports = sweep_servers(), sweep_orphans()
     left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
@@ -458,7 +432,7 @@ def _sweep_leftovers() -> None:
 def _sweep_containers() -> None:
     """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
     need not wait for an engine."""
-    from harness.containers import sweep_containers
+    from harness.runners.modes.container import sweep_containers
 
     containers = sweep_containers()
     _say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
@@ -486,7 +460,7 @@ a manifest is broken, a report could not be written or a merge lacks a report of
 def cli(ctx: click.Context, root: Path | None) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
     from harness.discover import discover, find_root
-    from harness.run import become_subreaper
+    from harness.runners.process import become_subreaper
 
     become_subreaper()
     _sweep_leftovers()
@@ -581,27 +555,26 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
     started = now()
-    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
+    with _gate(settings, given["dsn"], ports) as gate, _progress() as progress:
         task = progress.add_task("cells", total=len(settings.plan.cells()))
-        query = next((port.query for port in ports if port.query), None)
-        if database is not None and query is not None:
-            database.warm(query, settings.timeout)  # the server starts while the other ports' cells run
+        if gate.database is not None:
+            gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
         with ThreadPoolExecutor(max_workers=1) as aside:
-            about = aside.submit(_about, ports, database, isolated)
-            cells = evaluate_all(ports, settings, database, isolated, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
+            about = aside.submit(_about, ports, gate)
+            cells = evaluate_all(ports, settings, gate, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
     infos, checkout, where = about.result()
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     _publish(report, Outputs.given(given))
 
 
-def _about(ports: list[Port], database: Database | None, isolation: Isolation) -> tuple[list[PortInfo], str | None, dict[str, Any]]:
+def _about(ports: list[Port], gate: Gate) -> tuple[list[PortInfo], str | None, dict[str, Any]]:
     """What a report says of its run besides the cells: each port with its interpreters' versions,
     the commit and the machine. Gathered while the cells run, with the report's writer loaded
     meanwhile, so none of it is waited for once they are done."""
     from harness.report import port_info
     from harness.serialize import commit, machine
 
-    versions = _versions(ports, database, isolation)
+    versions = _versions(ports, gate)
     return [port_info(port, versions) for port in ports], commit(PROJECT_ROOT), machine()
 
 
@@ -676,8 +649,8 @@ def _one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, A
     port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     settings = _settings(ports, given)
-    with _database(settings, given["dsn"], [port]) as database, _isolation(settings) as isolated:
-        return evaluate(port, method, settings.ns[0], settings, database, isolated, **sinks)
+    with _gate(settings, given["dsn"], [port]) as gate:
+        return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
 
 
 def _say_how_it_ended(cell: Cell) -> NoReturn:
@@ -737,29 +710,29 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
     from harness.report import literal, render_list
-    from harness.run import missing_requirement
 
     settings = _settings(ports, given)
     ports = _chosen(ports, settings)
     missing = {}
-    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated:
+    with _gate(settings, given["dsn"], ports) as gate:
         for port in ports:
-            requirement = missing_requirement(port) if isolated.mode != "container" else None
+            requirement = next((req for program in port.programs.values() if (req := gate.missing(program))), None)
             if requirement:
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
-            elif port.query and database is not None:  # there is one, as there is a port that needs it
+            elif port.query and gate.database is not None:  # there is one, as there is a port that needs it
                 try:
-                    database.version()
+                    gate.database.version()
                 except Unavailable as error:
                     missing[port.name] = str(error)
-        versions = _versions(ports, database, isolated)
+        answers = gate.versions(ports)
+        versions = {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
         form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
         console = _console()
         render_list(console, form, ports, versions, missing)
         if verbose:
             for port in ports:
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
-                    reason = isolated.version(port, requirement)[1]
+                    reason = answers[port.name][requirement.executable][1]
                     console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
     _exit(not broken)
@@ -775,7 +748,7 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     Then whether --isolation sandbox can run here, and if not, why and what to do.
     Exit 0 when everything the ports need is here, 1 when something is still missing."""
     from harness.doctor import install, needs
-    from harness.isolation import sandbox_problem
+    from harness.runners.modes.sandbox import sandbox_problem
 
     ports = _chosen(ports, _settings(ports, given))
     found = needs(ports)
@@ -813,8 +786,8 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
     except TranscriptError as error:
         raise click.ClickException(str(error)) from None
     chosen = _names(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
-    with _database(_settings(ctx.obj, given), given["dsn"], ctx.obj) as database:
-        replays = [(t, replay(t, root, database, ctx.obj)) for t in found if t.name in chosen]
+    with _gate(_settings(ctx.obj, given), given["dsn"], ctx.obj) as gate:
+        replays = [(t, replay(t, root, gate.database, ctx.obj)) for t in found if t.name in chosen]
     render_transcripts(_console(), replays)
     _exit(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))
 
@@ -841,13 +814,13 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     json_file = given["json_file"]
     console = _console(stderr=json_file == "-")
     about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
-    with _database(settings, given["dsn"], ports) as database, _isolation(settings) as isolated, _progress() as progress:
+    with _gate(settings, given["dsn"], ports) as gate, _progress() as progress:
         task = progress.add_task("bench", total=len(ports) * len(settings.methods) * len(settings.ns))
         cells = bench(
-            ports, settings, repeat, database, isolated, ctx.meta["root"], given["dsn"],
+            ports, settings, repeat, gate, ctx.meta["root"], given["dsn"],
             on_done=lambda cell: progress.update(task, advance=1, description=visible(f"{cell.port}/{cell.method} n={cell.n}")),
         )
-        versions = _versions(ports, database, isolated)
+        versions = _versions(ports, gate)
     render_bench(console, cells, about, versions, repeat)
     written = True
     if json_file:

@@ -27,6 +27,8 @@ from harness.model import METHODS, PEGS
 from harness.patterns import never_matches
 
 MANIFEST = "language.toml"
+CONTAINERFILE = "Containerfile"
+"""A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
 OUTPUT_FORMATS = ("lines", "states", "drawings")
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
 PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
@@ -44,6 +46,8 @@ manifest's text reaches an installer only as such a name, never as an option or 
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 _DIGEST_LOCK = threading.Lock()
+MAX_QUERY_BYTES = 1 << 16
+"""The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
 MAX_PORT_ENTRIES = 10_000
 """The most files and folders a port's folder may hold: far more than any program's sources, far fewer
 than would make copying it for a build, or reading it for the build's key, take long."""
@@ -423,6 +427,8 @@ def _query(folder: Path, table: object) -> Query:
     sql = table.get("query")
     if not isinstance(sql, str) or _placeholders(sql) != {"method", "n"}:
         raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder} ({{ for a brace})")
+    if len(sql.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
+        raise ManifestError(f"'postgresql.query' is longer than {MAX_QUERY_BYTES:,} bytes: a cell's query calls what the load files make")
     if outside := next((str(path) for path in load if not path.resolve().is_relative_to(folder)), None):
         raise ManifestError(f"'postgresql.load' names a file outside the port's folder: {outside}")
     missing = [str(path) for path in load if not path.is_file()]

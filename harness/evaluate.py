@@ -12,23 +12,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING
 
 from harness.compare import Divergence, StreamDigest
 from harness.discover import Port, Program
 from harness.environment import SECRETS
-from harness.errors import CellError, OutOfTime, Unavailable, Unreadable, Violation
+from harness.errors import CellError, OutOfTime, Unreadable, Violation
 from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
-from harness.isolation import Isolation
+from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, reader, text
-from harness.run import PortProcess
-from harness.runner import Runner
 from harness.settings import CellKey, Settings
 from harness.verify import Board
-
-if TYPE_CHECKING:
-    from harness.postgres import Database
 
 INTERRUPT_CHECK_SECONDS = 0.2
 DEFAULTS = Settings()
@@ -44,33 +38,33 @@ def evaluate(
     method: str,
     n: int,
     settings: Settings = DEFAULTS,
-    database: Database | None = None,
-    isolation: Isolation | None = None,
+    gate: Gate | None = None,
     on_line: LineSink | None = None,
     on_move: MoveSink | None = None,
 ) -> Cell:
     """Run one (port, method, n) cell under ``settings`` (its timeout and strictness); ``on_line``
     sees each raw line, ``on_move`` each verified move. A missing interpreter skips the cell, or
-    with ``strict`` makes it an error. A port that runs in PostgreSQL runs in ``database``; a
-    program, as ``isolation`` says (a plain subprocess, with the default limits, if it says nothing)."""
+    with ``strict`` makes it an error. Everything runs through ``gate``: a program within the run's
+    walls, a query in its PostgreSQL (without a gate, a gate of the settings' own, for this cell alone)."""
     cell = Cell(port.name, method, n)
     started = time.perf_counter()
-    _play(cell, port, settings, database, isolation or Isolation(), on_line, on_move)
+    if gate is None:
+        with Gate(settings, ports=[port]) as own:
+            _play(cell, port, settings, own, on_line, on_move)
+    else:
+        _play(cell, port, settings, gate, on_line, on_move)
     cell.seconds = time.perf_counter() - started
     cell.detail, cell.diff = SECRETS.mask(cell.detail), [SECRETS.mask(line) for line in cell.diff]
     return cell
 
 
-def _play(
-    cell: Cell, port: Port, settings: Settings, database: Database | None, isolation: Isolation,
-    on_line: LineSink | None, on_move: MoveSink | None,
-) -> None:
-    refusal = _refusal(port, cell.method, cell.n, settings.strict, isolation)
+def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineSink | None, on_move: MoveSink | None) -> None:
+    refusal = _refusal(port, cell.method, cell.n, settings.strict, gate)
     if refusal:
         cell.outcome, cell.reason, cell.detail = refusal
         return
     try:
-        process = start(port, cell.method, cell.n, settings, database, isolation)
+        process = gate.start(port, cell.method, cell.n, settings)
     except CellError as error:
         cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
         return
@@ -97,18 +91,7 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Ce
     return cell
 
 
-def start(port: Port, method: str, n: int, settings: Settings, database: Database | None, isolation: Isolation) -> Runner:
-    """The cell's port running: a program as the isolation says (built first if it must be), a query
-    in PostgreSQL; :class:`~harness.errors.CellError` if it cannot be started."""
-    program = port.program(method)
-    if program.query is None:
-        return isolation.start(port, program, method, n, settings)
-    if database is None:
-        raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
-    return database.open(program.query, method, n, settings.timeout)
-
-
-def _refusal(port: Port, method: str, n: int, strict: bool, isolation: Isolation) -> tuple[Outcome, Reason, str] | None:
+def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple[Outcome, Reason, str] | None:
     """Why the cell cannot run at all, if it cannot. In a container, the port's image brings its
     own interpreters, so those missing here do not matter."""
     if port.manifest_error:
@@ -118,11 +101,11 @@ def _refusal(port: Port, method: str, n: int, strict: bool, isolation: Isolation
     refused = port.program(method).refuses(n)
     if refused:
         return Outcome.SKIPPED, Reason.OUT_OF_RANGE, refused
-    missing = port.program(method).missing() if isolation.mode != "container" else None
+    missing = gate.missing(port.program(method))
     if missing:
         detail = f"{missing.executable} not found on PATH" + (f"; {missing.advice}" if missing.advice else "")
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
-    refused = isolation.refusal() if port.programs[method].query is None else None
+    refused = gate.refusal(port.program(method))
     if refused:
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, refused
     return None
@@ -305,8 +288,7 @@ class _Reading:
 def evaluate_all(
     ports: Iterable[Port],
     settings: Settings,
-    database: Database | None = None,
-    isolation: Isolation | None = None,
+    gate: Gate,
     on_done: Callable[[Cell], None] | None = None,
 ) -> list[Cell]:
     """Every cell of the settings' plan, ``settings.jobs`` at a time, returned in the plan's order.
@@ -323,7 +305,7 @@ def evaluate_all(
         elif failed.is_set():
             cell = Cell(name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
         else:
-            cell = evaluate(by_name[name], method, n, settings, database, isolation)
+            cell = evaluate(by_name[name], method, n, settings, gate)
         if settings.fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
             failed.set()
         if on_done:
@@ -339,11 +321,7 @@ def evaluate_all(
             pass
     except BaseException:  # Ctrl-C or SIGTERM: no cell still to start, no port or query left running
         pool.shutdown(wait=False, cancel_futures=True)
-        PortProcess.stop_all()
-        if database:
-            database.stop_all()
-        if isolation:
-            isolation.close()
+        gate.stop_all()
         raise
     pool.shutdown()
     return [future.result() for future in futures]

@@ -23,11 +23,10 @@ import docker
 import docker.errors
 import requests.exceptions
 
-from harness.discover import Requirement, tree_digest
+from harness.discover import CONTAINERFILE, Requirement, tree_digest
 from harness.errors import ContainerError, first_line
-from harness.runner import WAITS
+from harness.runners.base import WAITS
 
-CONTAINERFILE = "Containerfile"
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
 REGISTRY_BASE = "debian:bookworm-slim"
 IMAGE_REPOSITORY = "hanoi-polyglot"

@@ -8,17 +8,17 @@ the run's options.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from harness.limits import DEFAULT_LIMITS, Limits
 from harness.model import METHODS, Shard
+from harness.runners import Mode
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_MOVES = 1 << 24
-MODES = ("subprocess", "sandbox", "container")
-"""Where each cell's program runs (isolation.py)."""
-BACKENDS = ("embedded", "server", "docker")
-"""Where the ports that run in PostgreSQL find it (postgres.py)."""
+Backend = Literal["embedded", "server", "docker"]
+"""Where the ports that run in PostgreSQL find it (runners/postgres/servers.py)."""
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
 FORMATS = ("pretty", "plain", "markdown", "json")
 """The forms a report takes on standard output (report.py)."""
 
@@ -66,11 +66,14 @@ class Settings:
     max_moves: int | None = None
     fail_fast: bool = False
     shard: Shard | None = None
-    backend: str = "embedded"
-    isolation: str = "subprocess"
+    backend: Backend = "embedded"
+    isolation: Mode = "subprocess"
     limits: Limits = field(default=DEFAULT_LIMITS)
     build_timeout: float | None = None
     """How long a compiled port's build may take; None: as long as a cell (``timeout``)."""
+    unsafe_superuser_sql: bool = False
+    """With a DSN whose user can make no role for a port, whether its SQL may run as that user even
+    if it is a superuser."""
 
     @property
     def build_seconds(self) -> float:
@@ -93,6 +96,7 @@ class Settings:
         return [
             "--isolation", self.isolation, "--backend", self.backend, "--timeout", repr(self.timeout),
             "--build-timeout", repr(self.build_seconds), "--memory", str(self.limits.memory), "--processes", str(self.limits.processes),
+            *(["--unsafe-superuser-sql"] if self.unsafe_superuser_sql else []),
         ]
 
     def options(self) -> dict[str, Any]:

@@ -28,8 +28,9 @@ from rich.console import Console
 from harness.discover import Port
 from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
-from harness.postgres import Database, psql_executable
 from harness.report import STYLE, diff_markup, literal
+from harness.runners.postgres import Database
+from harness.runners.postgres.connection import psql_executable
 
 TRANSCRIPTS = Path("docs") / "transcripts"
 QUIET_SECONDS = 0.5
@@ -135,11 +136,10 @@ def replay(transcript: Transcript, root: Path, database: Database | None, ports:
 def _argv(transcript: Transcript, database: Database | None, ports: list[Port]) -> list[str]:
     if not transcript.postgresql:
         return list(transcript.command)
-    query = next((port.query for port in ports if port.name == transcript.postgresql and port.query), None)
-    if query is None or database is None:
+    port = next((port for port in ports if port.name == transcript.postgresql and port.query), None)
+    if port is None or database is None:
         raise Unavailable(f"the transcript needs the {transcript.postgresql} port, which is not here")
-    database.prepare(query)
-    values = {"{psql}": psql_executable(), "{dsn}": database.dsn()}
+    values = {"{psql}": psql_executable(), "{dsn}": database.port_dsn(port)}
     return [values.get(part, part) for part in transcript.command]
 
 

@@ -22,11 +22,15 @@ import pytest
 from docker_engine import Engine, required
 
 from harness.compare import StreamDigest
-from harness.containers import RUN_LABEL
 from harness.discover import Port, discover
-from harness.isolation import Isolation, sandbox_problem
+from harness.gate import Gate
+from harness.limits import Limits
 from harness.model import METHODS
-from harness.postgres import Database
+from harness.runners import MODES
+from harness.runners.modes.container import RUN_LABEL
+from harness.runners.modes.sandbox import sandbox_problem
+from harness.runners.walls import open_walls
+from harness.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
@@ -56,15 +60,21 @@ def offered(method: str, n: int) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def database():
-    """One embedded PostgreSQL for the tests that run the SQL port in-process; none left running after.
-    Its data lies outside pytest's own temporary folders, which another pytest run on the machine may
-    lock to their owner or prune while this one still runs."""
+def gate():
+    """One gate, with one embedded PostgreSQL, for the tests that run the SQL port in-process; none
+    left running after. Its data lies outside pytest's own temporary folders, which another pytest
+    run on the machine may lock to their owner or prune while this one still runs."""
     folder = run_folder()
-    with Database(parent=folder) as started:
+    with Gate(Settings(), ports=[PORTS["sql"]], parent=folder) as started:
         yield started
-    assert postgres_servers(folder) == set(), "the embedded PostgreSQL outlived its Database"
+    assert postgres_servers(folder) == set(), "the embedded PostgreSQL outlived its gate"
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def database(gate):
+    """That gate's PostgreSQL."""
+    return gate.database
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +136,24 @@ def run_tmpdir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture(params=MODES)
+def mode(request):
+    """Each mode the harness has (harness.runners.MODES), for a test that must hold in every one: a
+    new mode is tested by default."""
+    return usable(request, request.param)
+
+
+def usable(request, mode: str) -> str:
+    """``mode``, once it can run here: one that cannot is skipped, saying why (its walls' refusal);
+    containers ask for the Docker engine."""
+    if mode == "container":
+        request.getfixturevalue("docker_engine")
+    refusal = open_walls(mode, Limits()).refusal()
+    if refusal:
+        pytest.skip(refusal)
+    return mode
+
+
 NO_SANDBOX = sandbox_problem()
 """Why the sandbox cannot run here, as the harness says it: bubblewrap is missing, or cannot make its
 namespaces (a user who is not root where user namespaces are restricted, as on Ubuntu 24.04)."""
@@ -163,7 +191,8 @@ def reference_digest(n: int, method: str = "recursive") -> str:
 def program_argv(port: Port, method: str, n: int) -> list[str]:
     """How the harness runs a port's program for one cell, built first if the port builds it."""
     program = port.program(method)
-    return program.argv(method, n, Isolation().build(port, program, method, n, seconds=300))
+    with Gate(Settings()) as gate:
+        return program.argv(method, n, gate.build(port, program, method, n, seconds=300))
 
 
 def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS, fakes_from: Path = FAKE_PORTS) -> Path:

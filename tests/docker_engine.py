@@ -3,10 +3,7 @@
 The engine the environment names (DOCKER_HOST, else the default socket) if it answers; otherwise,
 as root with Debian's docker.io installed (`make test` installs it where it can), a ``dockerd``
 started for the test session and stopped after it. Then the base image every port's image starts
-from, built here by containers/base.sh if it is not built yet, and testcontainers told what a
-machine without a registry needs: no Ryuk (its image is on a registry; the harness removes its own
-containers) and the engine's own address for published ports (this machine has a /.dockerenv,
-which would otherwise send testcontainers to a gateway address).
+from, built here by containers/base.sh if it is not built yet.
 
 Another test session on the same machine may use the engine a session started: each session holds
 a shared lock, beside the engine's socket, while it runs, and a ``dockerd`` the tests started is
@@ -78,8 +75,6 @@ class Engine:
                 if self.daemon is not None:
                     os.truncate(self._users, 0)
                     os.write(self._users, str(self.daemon.pid).encode())
-        # The harness needs no TESTCONTAINERS_RYUK_DISABLED: with no registry, it turns Ryuk off itself.
-        os.environ.setdefault("TESTCONTAINERS_CONNECTION_MODE", "docker_host")
         return _build_base()
 
     def _start_daemon(self, problem: str) -> str | None:

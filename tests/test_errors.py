@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-import harness.evaluate
+import harness.gate
 from harness.discover import load_port
 from harness.errors import BuildFailed, CellError, ContainerError, Interrupted, StartFailed, Unavailable
 from harness.evaluate import evaluate
@@ -32,7 +32,7 @@ def test_a_cell_error_becomes_the_cells_reason_and_detail(real_ports, monkeypatc
     def refuse(*_args: object) -> None:
         raise error
 
-    monkeypatch.setattr(harness.evaluate, "start", refuse)
+    monkeypatch.setattr(harness.gate.Gate, "start", refuse)
     cell = evaluate(real_ports["python"], "recursive", 3)
     assert (cell.outcome, cell.reason, cell.detail) == (Outcome.ERROR, reason, str(error))
 

@@ -15,7 +15,7 @@ from harness.discover import load_port
 from harness.evaluate import _Reading
 from harness.expect import STRETCH_MOVES, reference_digest
 from harness.model import CLASSIC, CYCLIC, Cell, Finish, Move, Outcome
-from harness.run import PortProcess
+from harness.runners.process import PortProcess
 
 N = 14  # 16383 moves: several stretches, so most of the output is taken by the fast path
 MANIFEST = """

@@ -29,24 +29,15 @@ from conftest import (
     suite,
     valid_report,
 )
-from harness.containers import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.discover import MANIFEST, load_port
-from harness.isolation import sandboxed
 from harness.limits import Limits
+from harness.runners.modes.container import NO_EXIT_CODE, ContainerCell, PortContainers
+from harness.runners.modes.sandbox import sandboxed
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
 ESCAPED = ISOLATION_PORTS / "hostile-write-escaped"
 LIMITS = ("--memory", "256M", "--processes", "64", "--timeout", "5")
-
-
-@pytest.fixture(params=["subprocess", "sandbox", "container"])
-def mode(request):
-    if request.param == "sandbox" and NO_SANDBOX:
-        pytest.skip(NO_SANDBOX)
-    if request.param == "container":
-        request.getfixturevalue("docker_engine")
-    return request.param
 
 
 @pytest.mark.docker

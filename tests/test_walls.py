@@ -24,27 +24,18 @@ import docker.errors
 import pytest
 
 from conftest import ROOT, compare_json, harness, harness_process, needs_bubblewrap, port_containers, serve_each, started_in, suite
-from harness.containers import PortContainers
 from harness.discover import MANIFEST, load_port
 from harness.environment import Secrets, port_environment
 from harness.errors import ContainerError
 from harness.limits import Limits
-from harness.run import HARNESS, PID_SPACE, alive
+from harness.runners.modes.container import PortContainers
+from harness.runners.process import HARNESS, PID_SPACE, alive
 
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
 TOKEN = "ghp_" + "x7Kq2Lw9" * 4
 PASSWORD = "s3cret-Pa55word"
 DSN = f"postgresql://tester:{PASSWORD}@127.0.0.1:9/nowhere"
 SECRET_ENVIRONMENT = {"GITHUB_TOKEN": TOKEN, "HANOI_PG_DSN": DSN, "HANOI_VISIBLE": "seen-by-its-manifest"}
-
-
-@pytest.fixture(params=["subprocess", "sandbox", "container"])
-def mode(request):
-    if request.param == "sandbox" and shutil.which("bwrap") is None:
-        pytest.skip("the sandbox needs bubblewrap (Debian: apt-get install bubblewrap)")
-    if request.param == "container":
-        request.getfixturevalue("docker_engine")
-    return request.param
 
 
 class UnixListener:
@@ -183,7 +174,7 @@ def test_a_failed_image_is_made_once_a_run(tmp_path, monkeypatch):
             return function(*args, **kwargs)
 
     monkeypatch.setattr(PortContainers, "engine", lambda self: Engine())
-    monkeypatch.setattr("harness.containers.port_image", failing)
+    monkeypatch.setattr("harness.runners.modes.container.port_image", failing)
     containers = PortContainers(Limits())
     port = load_port(ISOLATION_PORTS / "ballast" / MANIFEST)
     for _ in range(3):
@@ -366,18 +357,28 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_ports(tmp_path, run_tmpdi
         cwd=ROOT, env={**os.environ, "TMPDIR": str(run_tmpdir)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        assert _until(lambda: any(b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started_in(run_tmpdir) if Path(f"/proc/{pid}").exists()), 30)
-        before = set(started_in(run_tmpdir))
+        assert _until(lambda: hanging(run_tmpdir), 30)
+        before = hanging(run_tmpdir)  # the hanging port's: a version command of that run may come and go meanwhile
         here = subprocess.run(
             [sys.executable, "-m", "harness", "--root", str(root), "list"], cwd=ROOT, capture_output=True, text=True,
             env={**os.environ, "TMPDIR": str(run_tmpdir)},
         )
         assert "removed what an earlier" not in here.stderr, here.stderr
-        assert before <= set(started_in(run_tmpdir)), "the run here killed the live run's processes"
+        assert before <= hanging(run_tmpdir), "the run here killed the live run's processes"
     finally:
         inside.kill()  # and, as --kill-child says, the namespace's first process with it, and so every other
         inside.wait(timeout=30)
     assert _until(lambda: not started_in(run_tmpdir), 10)
+
+
+def hanging(run: Path) -> set[int]:
+    """The processes of the run whose TMPDIR is ``run`` that sleep: its hanging port's."""
+    found = set()
+    for pid in started_in(run):
+        with contextlib.suppress(OSError):
+            if b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.add(pid)
+    return found
 
 
 def test_ctrl_c_during_an_image_build_ends_the_run_and_the_build(tmp_path, docker_engine, run_tmpdir):
@@ -413,3 +414,24 @@ def test_ctrl_c_during_an_image_build_ends_the_run_and_the_build(tmp_path, docke
                 container.remove(force=True)
         client.close()
     assert "Traceback" not in run.stderr.read()
+
+
+def test_a_version_command_runs_within_the_walls_and_leaves_nothing(tmp_path, mode, run_tmpdir):
+    """A version command is code the port sent: it runs as the port's programs do. Held (sandbox,
+    container), it sees no secret and writes nothing beside its folder; in every mode, what it leaves
+    running is ended before the command ends (harness() checks that nothing of the run is left)."""
+    root = tmp_path / "ports"
+    shutil.copytree(ISOLATION_PORTS / "hostile-version", root / "hostile-version")
+    done = harness("--root", str(root), "list", "--format", "json", "--isolation", mode, env=SECRET_ENVIRONMENT, tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [port] = json.loads(done.stdout)["ports"]
+    said = port["requires"][0]["version"]
+    assert said is not None and said.startswith("hostile 1.0 token="), port
+    assert TOKEN not in done.stdout + done.stderr
+    written = (root / "written-by-a-version").exists()
+    if mode == "subprocess":  # walled in by nothing but the limits, as the port's programs are
+        assert (said, written) == ("hostile 1.0 token=***", True)
+    else:
+        assert (said, written) == ("hostile 1.0 token=none", False)
+    if mode == "container":
+        assert port_containers(run_tmpdir) == set()

@@ -1,4 +1,5 @@
-"""Run a port as a subprocess and stream its output in bounded blocks, with a deadline.
+"""Run a program as a subprocess and stream its output in bounded blocks, with a deadline: what every
+mode but containers runs, whatever walls it puts around it.
 
 Nothing here judges the output: a crash, a timeout or a missing interpreter is reported
 as facts on a :class:`~harness.model.Finish` for the caller to turn into an outcome.
@@ -29,18 +30,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
 
-from harness.discover import Port, Requirement
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
-from harness.runner import Runner
+from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20
 STDERR_HEAD_LINES = 4
 STDERR_TAIL_LINES = 12
 STDERR_LINE_BYTES = 400
-VERSION_TIMEOUT = 10.0
-VERSION_BYTES = 4096
 EXIT_GRACE_SECONDS = 1.0
 """How long output may still drain after the port's own process has exited and its tree was killed."""
 POLL_SECONDS = 0.1
@@ -57,43 +55,10 @@ CELL_MARKER = "HANOI_HARNESS_CELL"
 PR_SET_CHILD_SUBREAPER = 36
 SERVER_FOLDER_PREFIX = "hanoi-postgres-"
 OWNER_FILE = "owner"
-"""An embedded PostgreSQL's folder in the temporary folder, and the file in it naming its harness."""
-
-
-def missing_requirement(port: Port) -> Requirement | None:
-    """The first executable the port needs that is not on PATH."""
-    return next((req for req in port.requires if shutil.which(req.executable) is None), None)
-
-
-def version(requirement: Requirement) -> tuple[str | None, str]:
-    """The first line an executable prints when asked its version, and why not, if it cannot say.
-    Only the first few KB are read, for at most a few seconds: a version command is code the port sent."""
-    if not requirement.version:
-        return None, "the manifest gives no version command"
-    if shutil.which(requirement.executable) is None:
-        return None, f"{requirement.executable} is not on PATH"
-    try:
-        process = subprocess.Popen(
-            requirement.version, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    except (OSError, ValueError) as error:
-        return None, f"{' '.join(requirement.version)} could not start: {error}"
-    head = bytearray()
-    stdout = process.stdout
-    assert stdout is not None
-    reader = threading.Thread(target=lambda: head.extend(stdout.read(VERSION_BYTES)), daemon=True)
-    reader.start()
-    reader.join(VERSION_TIMEOUT)
-    kill_group(process.pid)
-    reader.join()
-    code = process.wait()
-    stdout.close()
-    lines = [line.strip() for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
-    if code > 0:
-        return None, f"{' '.join(requirement.version)} exited with code {code}" + (f": {lines[0][:200]}" if lines else "")
-    if not lines:
-        return None, f"{' '.join(requirement.version)} printed nothing"
-    return lines[0][:200], ""
+"""A server's folder in the temporary folder, and the file in it naming the harness that owns it."""
+SERVER_FILE = "server"
+"""In a server's folder: the process the harness started for it (its pid and start time, written by
+the harness, never by the server), which a later run ends if the harness is gone."""
 
 
 def widen_pipe(fd: int) -> None:
@@ -225,6 +190,31 @@ def _environments() -> Iterator[tuple[int, list[bytes]]]:
             except OSError:  # gone, or not ours to read
                 continue
             yield int(entry.name), variables
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, children first, as /proc says now."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and (fields := process_status(int(entry.name))) is not None and len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, waiting = [], list(children.get(pid, []))
+    while waiting:
+        child = waiting.pop(0)
+        found.append(child)
+        waiting += children.get(child, [])
+    return found
+
+
+def namespaced_pid(pid: int) -> int | None:
+    """A process's number in its own process namespace (a sandbox's, a container's), as /proc's
+    NSpid says; its number here where it has no namespace of its own; None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(errors="replace")
+    except OSError:
+        return None
+    numbers = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
+    return int(numbers[-1]) if numbers and numbers[-1].isdigit() else None
 
 
 def kill_group(pid: int) -> None:
@@ -386,6 +376,15 @@ class PortProcess(Runner):
         self._exit_seen: float | None = None
         self._cpu_seconds: float | None = None
 
+    @property
+    def pid(self) -> int:
+        """The process the harness started: the port's own, or what walls it in (bubblewrap)."""
+        return self._process.pid
+
+    def exited(self) -> bool:
+        """Whether the process the harness started has exited (it is then reaped)."""
+        return self._reaped()
+
     def output(self) -> Iterator[bytes]:
         """The port's stdout in blocks as it prints them, until it closes, until the port has exited
         and its stragglers are gone, or until the deadline."""
@@ -466,31 +465,6 @@ class PortProcess(Runner):
                 stream.close()
 
 
-def remove_server(folder: Path) -> None:
-    """Stop the server whose data lies in ``folder``, if one runs, and remove the folder."""
-    quit_server(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def quit_server(folder: Path) -> None:
-    """Shut down the server whose data lies in ``folder`` at once, if one runs: its data is thrown
-    away, so there is nothing to write first (pg_ctl's own stop waits at least a tenth of a second)."""
-    pid_file = folder / "data" / "postmaster.pid"
-    try:
-        postmaster = int(pid_file.read_text().split()[0])
-    except (OSError, IndexError, ValueError):
-        return
-    try:
-        os.kill(postmaster, signal.SIGQUIT)  # immediate shutdown: its children go with it
-        for _ in range(500):
-            if not running(postmaster):
-                return
-            time.sleep(0.01)
-        os.kill(postmaster, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def running(pid: int) -> bool:
     """Whether ``pid`` runs (an exited process not yet reaped does not)."""
     fields = process_status(pid)
@@ -498,15 +472,23 @@ def running(pid: int) -> bool:
 
 
 def sweep_servers(parent: Path | None = None) -> list[Path]:
-    """Stop and remove the embedded servers that earlier harness runs left in this temporary folder
-    because they were killed before they could (their owner is gone). Returns their folders."""
+    """End and remove the servers that earlier harness runs left in this temporary folder because
+    they were killed before they could (their owner is gone): the process the harness wrote down for
+    each, if it still runs as that very process, never a number the server's own files name.
+    Returns their folders."""
     removed = []
     for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
         try:
             owner = (folder / OWNER_FILE).read_text().strip()
         except OSError:
             continue  # not one of ours, or being made right now
-        if not alive(owner):
-            remove_server(folder)
-            removed.append(folder)
+        if alive(owner):
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            started = (folder / SERVER_FILE).read_text().strip()
+            pid = int(started.partition("-")[0])
+            if identity(pid) == started:
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
     return removed

@@ -1,7 +1,8 @@
-"""The run's containers: each cell, and each command of a build, runs in a fresh container of its
-port's image (images.py), started for it and removed after it, so nothing one cell leaves (files in
-/tmp, shared memory, a process) reaches the next; with no network, a read-only root, the run's
-limits and an allowlisted environment. And the sweep of containers a killed run left behind.
+"""``--isolation container``: each cell, each command of a build and each version command runs in
+a fresh container of its port's image (images.py), started for it and removed after it, so nothing
+one cell leaves (files in /tmp, shared memory, a process) reaches the next; with no network, a
+read-only root, the port's folder read-only at /port, the run's limits and an allowlisted
+environment, as the user nobody. And the sweep of containers a killed run left behind.
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.build import BUILD_MOUNT, StartCommand
-from harness.discover import Built, Port, Program
+from harness.discover import Port
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
 from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
-from harness.run import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
-from harness.runner import Runner
+from harness.runners.base import Runner
+from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
+from harness.runners.walls import Job, Walls
 
 CELL_USER = "65534:65534"
 """Cells run as nobody: root in the container could do more with a read-only root than it should."""
@@ -35,6 +36,9 @@ STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
 PORT_MOUNT = "/port"
+BUILD_MOUNT = Path("/build")
+"""Where a build's cache entry is mounted: a path every user may reach, as the entry's own may not be
+(below /root, say)."""
 TMP_SIZE = "256m"
 QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
@@ -79,6 +83,49 @@ def sweep_containers() -> int:
     finally:
         client.close()
     return removed
+
+
+class ContainerWalls(Walls):
+    """A fresh container of the port's image around each program, within the run's limits."""
+
+    mode = "container"
+    host_interpreters = False
+
+    def __init__(self, limits: Limits) -> None:
+        super().__init__(limits)
+        self.containers = PortContainers(limits)
+
+    def start(self, job: Job) -> ContainerCell:
+        """The job's program in a container of its own: the port's folder read-only at /port, the
+        folder it reads (a build's cache entry) read-only at BUILD_MOUNT, or the one it writes there
+        and writable, then as this machine's user, so that what it makes is this user's to keep."""
+        shared = [*((folder, f"{BUILD_MOUNT}:ro") for folder in job.reads), *((folder, f"{BUILD_MOUNT}:rw") for folder in job.writes)]
+        if len(shared) > 1:
+            raise ContainerError(f"a container shows one folder besides the port's, at {BUILD_MOUNT}; this program needs {len(shared)}")
+        user = f"{os.getuid()}:{os.getgid()}" if job.writes else CELL_USER
+        container = self.containers.start(job.port, dict(shared), user=user)
+        workdir = Path(PORT_MOUNT)
+        for folder, _ in shared:
+            if job.folder.is_relative_to(folder):
+                workdir = BUILD_MOUNT / job.folder.relative_to(folder)
+        return ContainerCell(
+            container, job.argv, job.seconds, done=lambda: self.containers.discard(container), stdin=job.stdin, workdir=workdir, names=job.names,
+        )
+
+    def build_place(self) -> Path:
+        """A build's commands see its cache entry at BUILD_MOUNT."""
+        return BUILD_MOUNT
+
+    def toolchain(self, port: Port) -> str:
+        """The port's image, whose compilers build it."""
+        return self.containers.image(port)
+
+    def close(self) -> None:
+        """Remove every container of the run."""
+        self.containers.close()
+
+
+WALLS = ContainerWalls
 
 
 class PortContainers:
@@ -140,36 +187,6 @@ class PortContainers:
             raise ContainerError("the run is closing: no container starts now")
         return container
 
-    def cell(self, port: Port, program: Program, method: str, n: int, timeout: float, built: Built | None) -> ContainerCell:
-        """A cell's program running in a container of its own, its build (if it has one) read-only at BUILD_MOUNT."""
-        container = self.start(port, {built.folder.parent: f"{BUILD_MOUNT}:ro"} if built else None)
-        argv = program.argv(method, n, built.at(BUILD_MOUNT) if built else None)
-        return ContainerCell(container, argv, timeout, done=lambda: self.discard(container), stdin=program.stdin(method, n), names=program.env)
-
-    def builder(self, port: Port, program: Program) -> StartCommand:
-        """How a build's commands run here: each in a container of its own, as this machine's user, with
-        only the build's cache entry (the parent of its folder) writable."""
-
-        def start(argv: list[str], folder: Path, seconds: float) -> ContainerCell:
-            container = self.start(port, {folder.parent: f"{BUILD_MOUNT}:rw"}, user=f"{os.getuid()}:{os.getgid()}")
-            workdir = BUILD_MOUNT / folder.name
-            return ContainerCell(container, argv, seconds, done=lambda: self.discard(container), workdir=workdir, names=program.env)
-
-        return start
-
-    def version(self, port: Port, argv: list[str]) -> tuple[str | None, str]:
-        """What a version command says in the port's image, and why it says nothing, if it does not."""
-        if not argv:
-            return None, "the manifest gives no version command"
-        try:
-            container = self.start(port)
-        except ContainerError as error:
-            return None, str(error)
-        try:
-            return container.version(argv)
-        finally:
-            self.discard(container)
-
     def discard(self, container: PortContainer) -> None:
         """Remove a container whose cell is over."""
         with self._lock:
@@ -230,17 +247,6 @@ class PortContainer:
             self.container.id, argv, stdout=True, stderr=True, user=self.user, workdir=str(workdir), environment=environment,
         )
         return created["Id"]
-
-    def version(self, argv: list[str]) -> tuple[str | None, str]:
-        """The first line a version command prints in this container, and why not, if it cannot say."""
-        try:
-            done = self.engine.call(f"asking a version in a container of {self.name}", self.container.exec_run, argv, user=self.user, workdir=PORT_MOUNT)
-        except (docker.errors.DockerException, ContainerError) as error:
-            return None, f"{' '.join(argv)} could not run in the port's container: {first_line(error)}"
-        lines = [line.strip() for line in done.output.decode("utf-8", "replace").splitlines() if line.strip()]
-        if done.exit_code != 0:
-            return None, f"{' '.join(argv)} exited with code {done.exit_code} in the port's container"
-        return (lines[0], "") if lines else (None, f"{' '.join(argv)} printed nothing")
 
     def kill_cell(self) -> None:
         """Kill every process the cell left in the container: all of its user's (the idle process is

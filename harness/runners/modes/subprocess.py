@@ -1,0 +1,27 @@
+"""``--isolation subprocess``: the program runs as the user who runs the harness, and only the limits
+hold it (memory, processes, the deadline). It can read and write what that user can, and reach the
+network; it sees the harness's environment, whose secrets the reports mask. A job that must not see
+that environment (the PostgreSQL server) gets the allowlist instead."""
+
+from __future__ import annotations
+
+import os
+
+from harness.environment import port_environment
+from harness.runners.process import PortProcess
+from harness.runners.walls import Job, Walls, run_as
+
+
+class SubprocessWalls(Walls):
+    """A plain subprocess, within the run's limits."""
+
+    mode = "subprocess"
+
+    def start(self, job: Job) -> PortProcess:
+        """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""
+        tmpdir = os.environ.get("TMPDIR") or "/tmp"
+        environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
+        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment)
+
+
+WALLS = SubprocessWalls

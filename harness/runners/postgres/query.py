@@ -1,0 +1,328 @@
+"""One cell's query, run by psql: the port's SQL reaches the server only as SQL (psql sends it as it
+is, reading no meta-command in it), as the port's own role, and its rows reach the harness through a
+pipe, as a program's output does.
+
+psql runs three things in order. First a few lines the harness writes: the server's own deadline
+for the query, and which server process is psql's (the harness asks for it by its full name, which
+no object of a port's can stand in for). Only once the harness has heard that is the query sent, so
+there is always a process to cancel and to measure from before it. After the query psql says so
+(END_OF_QUERY and the cell's word) and waits, still connected, while the harness reads what that
+process used; then its standard input is closed and it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import select
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from harness.discover import Query
+from harness.errors import Unavailable
+from harness.model import Finish, Usage
+from harness.runners.base import WAITS, Runner
+from harness.runners.postgres.connection import connect_seconds, psql_executable
+from harness.runners.process import BLOCK_BYTES, POLL_SECONDS, describe_exit, let_fill, process_status, widen_pipe
+
+if TYPE_CHECKING:
+    from harness.runners.postgres import Database
+
+CANCEL_GRACE = 2.0
+"""Seconds a server has, once asked to cancel a query (and again, once asked to end its process), to end it."""
+LOST_WAIT = 1.0
+"""Seconds to look, once a connection is lost, for whether its server has ended."""
+APPLICATION_NAME = "hanoi-harness"
+END_OF_QUERY = "hanoi-harness: end of query"
+"""What psql says on stderr once the query has ended, however it ended, followed by a word of the
+cell's own: a port's notices reach the same stderr, and none can know the word to say it first."""
+SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (?P<message>.*)")
+"""An error from the server, as psql prints it with VERBOSITY=verbose."""
+SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
+"""A line of the server's report (``NOTICE:  ``, ``LOCATION:  ``, ``LINE 1: ``), not psql's own words."""
+BACKEND = "SELECT pg_catalog.pg_backend_pid() AS backend \\gset\n\\warn :backend\n"
+"""How psql says which server process is its own: by the function's full name, which no function a
+port makes in its own schema (and puts first on its search path) can stand in for."""
+PSQL_LINE_BYTES = 1 << 16
+"""The most of one line of psql's stderr kept while it goes on: a port's notices reach it too, of any length."""
+
+
+def statement(query: Query, method: str, n: int) -> str:
+    """One cell's query: {method} quoted as an identifier, {n} as a literal."""
+    return sql.SQL(query.sql).format(method=sql.Identifier(method), n=sql.Literal(n)).as_string()
+
+
+def psql_command(dsn: str, timeout: float, script: int, *commands: str) -> tuple[list[str], dict[str, str]]:
+    """psql's command line and environment for a cell that has ``timeout`` seconds: it runs the
+    script it reads from the file descriptor ``script``, then each of ``commands`` as it is (``-c``:
+    SQL goes to the server unread, and only a command that begins with a backslash is psql's own),
+    then what it reads on its standard input. The password goes in the environment: a command line
+    is there for every user of the machine to read."""
+    params = conninfo_to_dict(dsn)
+    password = params.pop("password", None)
+    conninfo = make_conninfo(
+        "", **params, application_name=APPLICATION_NAME, client_encoding="UTF8", connect_timeout=connect_seconds(timeout)
+    )
+    environment = {**os.environ, "PGPASSWORD": str(password)} if password else dict(os.environ)
+    given = [part for command in commands for part in ("-c", command)]
+    return [psql_executable(), "-X", "-q", "-v", "VERBOSITY=verbose", "-d", conninfo, "-f", f"/dev/fd/{script}", *given, "-f", "-"], environment
+
+
+class _ServerProcess:
+    """The server process that runs a connection's queries: ``backend``, its number as the server
+    knows it, and ``pid``, the process on this machine that it is, seen through /proc: what it used
+    from now on. Where it is not on this machine (another one's server) nothing is read."""
+
+    def __init__(self, backend: int, pid: int | None) -> None:
+        self.backend, self.pid = backend, pid
+        self._cpu_before = self._cpu()
+
+    def _cpu(self) -> float | None:
+        if self.pid is None:
+            return None
+        try:
+            if not Path(f"/proc/{self.pid}/cmdline").read_bytes().startswith(b"postgres"):
+                return None
+        except OSError:
+            return None
+        fields = process_status(self.pid)
+        if fields is None:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def usage(self) -> Usage:
+        cpu = self._cpu()
+        if cpu is None or self._cpu_before is None:
+            return Usage()
+        try:
+            status = Path(f"/proc/{self.pid}/status").read_text(errors="replace")
+        except OSError:
+            return Usage(cpu - self._cpu_before)
+        peak_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
+        return Usage(cpu - self._cpu_before, peak_kb * 1024 if peak_kb else None)
+
+
+class QueryStream(Runner):
+    """One cell's query, run by psql: its rows arrive through a pipe, as a program's output does, so
+    the harness spends on them no more of its time (and of the GIL) than on any port's. Each row is
+    one line, its columns joined by spaces.
+
+    psql reads a script on its stdin in two steps. First it sets the server's own deadline and says
+    which server process is its own; only then is the query sent, so that there is a process to
+    cancel from the start and to measure from before it. After the query psql says so (END_OF_QUERY
+    and the cell's word) and waits, still connected, while the harness reads what that process used;
+    then its stdin is closed and it exits."""
+
+    def __init__(self, dsn: str, role: str, query: Query, method: str, n: int, timeout: float, database: Database) -> None:
+        """``dsn`` connects as the port's ``role``, whose server processes alone the harness signals for the cell."""
+        super().__init__(timeout)
+        self._dsn, self._role = dsn, role
+        self._database = database
+        self._lock = threading.Lock()  # starting the cancel, sending the query, killing psql: one at a time
+        self._ended = threading.Event()  # nothing reads psql any more
+        self._halting: threading.Thread | None = None
+        self._closed = False
+        self._heard_all = False  # psql has closed its output: it has exited, and said all it had to
+        self._query_ended = False  # psql said END_OF_QUERY: what the server says after it is no longer the query's
+        self._failure: str | None = None
+        self._silence: str | None = None  # why the server, not the port, ended the cell, if it did
+        self._waiting: float | None = None  # since when the reading waits for psql, if it does
+        self._evidence = ""
+        self._server: _ServerProcess | None = None
+        self._usage: Usage | None = None  # read once, while the server process still lives
+        self._partial = b""  # stderr's line so far
+        self._error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
+        self._said = ""  # psql's own first complaint (a connection that failed or was lost)
+        self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
+        script, self._script = os.pipe()
+        argv, environment = psql_command(dsn, timeout, script, f"COPY ({statement(query, method, n)}) TO STDOUT", f"\\warn {self._end_of_query}")
+        try:
+            self._psql = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=environment,
+                pass_fds=(script,),
+            )
+        except OSError as error:
+            os.close(self._script)
+            raise Unavailable(f"psql could not start: {error}") from None
+        finally:
+            os.close(script)
+        # The server keeps the deadline too, should a cancel ever cross the query on the wire. The
+        # script fits in the pipe; psql runs the query once the harness closes it (_send_query).
+        with contextlib.suppress(OSError):  # psql has exited: its stderr says why
+            os.write(self._script, f"SET statement_timeout = {max(int(timeout * 1000), 1)};\n{BACKEND}".encode())
+        self._alarm = threading.Timer(max(self.deadline - time.monotonic(), 0), self._expire)
+        self._alarm.daemon = True
+        self._alarm.start()
+
+    def output(self) -> Iterator[bytes]:
+        """The rows as lines of text, in blocks as psql prints them, until psql exits or the cell is stopped."""
+        try:
+            yield from self._read()
+        finally:
+            self._ended.set()
+
+    def _read(self) -> Iterator[bytes]:
+        assert self._psql.stdout is not None and self._psql.stderr is not None
+        rows, messages = self._psql.stdout.fileno(), self._psql.stderr.fileno()
+        widen_pipe(rows)
+        poller = select.poll()
+        poller.register(rows, select.POLLIN)
+        poller.register(messages, select.POLLIN)
+        still_open = 2
+        while still_open and not self.stopped:
+            self._waiting = time.monotonic()
+            with WAITS.on(self._database.server):
+                ready = poller.poll()
+            self._waiting = None
+            for fd, _ in ready:
+                block = os.read(fd, BLOCK_BYTES)
+                if not block:
+                    poller.unregister(fd)
+                    still_open -= 1
+                elif fd == messages:
+                    self._hear(block)
+                else:
+                    yield block.replace(b"\t", b" ")
+                    let_fill(block)
+        if not still_open:
+            self._hear(b"\n")
+            self._heard_all = True
+
+    def _hear(self, block: bytes) -> None:
+        """Take in what psql says on stderr: its server process, the end of the query, errors."""
+        *lines, partial = (self._partial + block).split(b"\n")
+        self._partial = partial[:PSQL_LINE_BYTES]
+        for line in lines:
+            text = line.decode("utf-8", "replace").rstrip()
+            if self._server is None and text.isdigit():
+                self._send_query(int(text))
+            elif text == self._end_of_query:
+                self._query_ended = True
+                self._end_session()
+            elif (error := SERVER_ERROR.match(text)) and self._error is None and not self._query_ended:
+                self._error = error["sqlstate"], error["message"]
+            elif text and not self._said and not SERVER_FIELD.match(text) and not text[0].isspace():
+                self._said = text.removeprefix("psql: error: ")
+
+    def _send_query(self, backend: int) -> None:
+        """psql is connected, its server process is ``backend``: let it run the query (its script
+        ends), unless the cell was stopped meanwhile (then psql is killed before it does)."""
+        server = _ServerProcess(backend, self._database.host_pid(backend))
+        self._database.started(backend, self._role)
+        with self._lock:
+            self._server = server
+            if self._halting is not None:
+                self._psql.kill()
+                return
+        self._end_script()
+
+    def _end_script(self) -> None:
+        with self._lock:
+            script, self._script = self._script, -1
+        if script >= 0:
+            os.close(script)
+
+    def _end_session(self) -> None:
+        """Read what the server process used while it still lives, then let psql exit."""
+        self._take_usage()
+        assert self._psql.stdin is not None
+        with contextlib.suppress(OSError):
+            self._psql.stdin.close()
+
+    def _take_usage(self) -> None:
+        if self._usage is None and self._server is not None:
+            self._usage = self._server.usage()
+
+    def _halt(self) -> None:
+        """Cancel the query, from a thread of its own, so that no caller waits on the server (see :meth:`_cancel`)."""
+        with self._lock:
+            if self._halting is None and not self._closed:
+                self._halting = threading.Thread(target=self._cancel, daemon=True)
+                self._halting.start()
+
+    def _cancel(self) -> None:
+        """Ask the server to cancel the query, then watch the reading until it ends. A query still
+        running CANCEL_GRACE after the cancel (PL/pgSQL can catch one) has its server process ended;
+        once the reading has waited CANCEL_GRACE for psql after that too, or after a cancel the server
+        did not answer, the server is not answering, or is gone. psql is then killed, which ends the
+        reading at once, and the cell says why. (A reading busy with rows psql printed before is not
+        waiting for it.)"""
+        asked, answered, ending = time.monotonic(), threading.Event(), False
+        if self._server is not None and not self._ended.is_set():  # else no query runs, nor will
+            self._signal("cancel", answered)
+        while not self._ended.wait(POLL_SECONDS):
+            waiting = self._waiting
+            if waiting is None or time.monotonic() - max(waiting, asked) < CANCEL_GRACE:
+                continue
+            if answered.is_set() and not ending:  # the server took the cancel, and the query goes on
+                asked, answered, ending = time.monotonic(), threading.Event(), True
+                self._signal("terminate", answered)
+                continue
+            silence = self._database.unanswered(answered.is_set(), ending)
+            with self._lock:
+                if not self._closed:
+                    self._silence = self._silence or silence
+                    self._psql.kill()
+            return
+
+    def _signal(self, how: str, answered: threading.Event) -> None:
+        """Ask the server, from a thread of its own, to cancel the query or to end its process: only
+        a process of the port's role, whatever number psql said. ``answered`` once it has."""
+        assert self._server is not None
+        backend = self._server.backend
+        threading.Thread(target=self._database.signal, args=(how, backend, self._role, answered), daemon=True).start()
+
+    def finish(self) -> Finish:
+        """How the query ended, and what its server process used for it; :class:`Unavailable` if the
+        server, not the port, ended it (it stopped answering, or is gone)."""
+        self._take_usage()  # while psql, and so its server process, still lives
+        self.close()
+        if self._heard_all:
+            self._judge()
+        if self._silence and not self.stopped:
+            raise Unavailable(self._silence)
+        return Finish(self._failure, self.timed_out, self.stopped, self._evidence, usage=self._usage or Usage())
+
+    def _judge(self) -> None:
+        """How the query ended, from what psql said, unless the harness ended it."""
+        if self.stopped or self.timed_out or self._silence:
+            return  # the cancel we asked for, or the psql we killed, saying why
+        sqlstate, message = self._error or ("", "")
+        if sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
+            self._timed_out.set()
+        elif self._server is None:
+            self._silence = self._database.unreachable(self._dsn, self._said or describe_exit(self._psql.returncode))
+        elif not self._query_ended:  # psql lost its connection
+            # A server killed closes its connections a moment before it is seen to have ended.
+            self._silence = self._database.ended(LOST_WAIT)
+            self._failure = None if self._silence else "the connection to PostgreSQL was lost"
+            self._evidence = message or self._said
+        elif sqlstate:
+            self._failure, self._evidence = f"the query failed with SQLSTATE {sqlstate}", message
+
+    def close(self) -> None:
+        """Stop the deadline's timer, once a cancel under way is done (within CANCEL_GRACE), then kill
+        psql if it still runs, reap it and close its pipes: its socket closed, the server ends its query."""
+        with self._lock:
+            self._closed = True  # no cancel starts now, and no kill
+            halting = self._halting
+        self._alarm.cancel()
+        self._ended.set()
+        if halting:
+            halting.join()
+        self._end_script()
+        self._psql.kill()
+        self._psql.wait()
+        for stream in (self._psql.stdin, self._psql.stdout, self._psql.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):  # a write psql never read
+                    stream.close()

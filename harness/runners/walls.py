@@ -1,0 +1,125 @@
+"""What every mode does: start a program on a port's behalf within the walls of the mode, with the
+run's limits, a deadline and the environment the mode allows, and leave nothing of it behind.
+
+The gate (gate.py) sends everything through here: a cell's program, each command of its build, a
+version command, the embedded PostgreSQL server. Each mode (``harness.runners.modes``) says only
+how it walls a program in; what a job is, how its output is read and how it is ended are the same
+for all of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from harness.discover import Port, Requirement
+from harness.errors import CellError
+from harness.limits import Limits
+from harness.runners import Mode
+from harness.runners.base import Runner
+
+VERSION_SECONDS = 10.0
+"""The longest a version command may take."""
+VERSION_BYTES = 4096
+"""The most of a version command's output that is read: its first line is the version."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One program to run on a port's behalf: its command line and the folder it runs in, its time,
+    what it is fed, and what of the machine it may see beyond what the mode shows every program."""
+
+    port: Port
+    """Whose it is: a container runs it in this port's image."""
+    argv: list[str]
+    folder: Path
+    seconds: float
+    stdin: bytes | None = None
+    names: tuple[str, ...] = ()
+    """The harness's variables it sees where the environment is held, beyond the allowlist."""
+    reads: tuple[Path, ...] = ()
+    """Folders it reads besides the port's own (a build's)."""
+    writes: tuple[Path, ...] = ()
+    """The folders it may write (a build's own, a server's data), read-only everything else."""
+    user: str | None = None
+    """The system user it runs as, where the harness runs as root (a server that refuses root)."""
+    inherits: bool = True
+    """Whether it sees the harness's environment in a mode that lets programs (a plain subprocess):
+    the server never does, whatever the mode."""
+
+
+class Walls(ABC):
+    """A mode: how it walls a program in, and what that costs the caller to know."""
+
+    mode: ClassVar[Mode]
+    host_interpreters: ClassVar[bool] = True
+    """Whether programs use this machine's interpreters (so a missing one skips the cell here)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+
+    def refusal(self) -> str | None:
+        """Why no program can run in this mode here, if none can."""
+        return None
+
+    @abstractmethod
+    def start(self, job: Job) -> Runner:
+        """The job's program running, within the walls; a :class:`~harness.errors.CellError` if it
+        cannot be started."""
+
+    def build_place(self) -> Path | None:
+        """Where a build's cache entry is, as the build's commands see it: None where they see it where it is."""
+        return None
+
+    def toolchain(self, port: Port) -> str:
+        """Where a port's compilers are, if not on this machine: a build with other compilers is another build."""
+        return ""
+
+    def version(self, port: Port, requirement: Requirement, seconds: float) -> tuple[str | None, str]:
+        """The first line the requirement's version command prints, run as the port's program would
+        be, within ``seconds`` and its first VERSION_BYTES; and why it says nothing, if it does not."""
+        argv = list(requirement.version)
+        if not argv:
+            return None, "the manifest gives no version command"
+        shown = " ".join(argv)
+        names = tuple(dict.fromkeys(name for program in port.programs.values() for name in program.env))
+        try:
+            runner = self.start(Job(port, argv, port.folder, min(seconds, VERSION_SECONDS), names=names))
+        except CellError as error:
+            return None, f"{shown}: {error}"
+        head = bytearray()
+        with runner:
+            for block in runner.output():
+                head += block
+                if len(head) >= VERSION_BYTES:
+                    runner.stop()
+                    break
+            finish = runner.finish()
+        said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")
+        said = said or next((line.strip() for line in finish.evidence.removeprefix("stderr:\n").splitlines() if line.strip()), "")
+        if finish.timed_out:
+            return None, f"{shown} did not answer within {min(seconds, VERSION_SECONDS):g} s"
+        if finish.failure and not finish.stopped:
+            return None, f"{shown} {finish.failure}" + (f": {said[:200]}" if said else "")
+        return (said[:200], "") if said else (None, f"{shown} printed nothing")
+
+    def close(self) -> None:  # noqa: B027 - most modes hold nothing for the run
+        """Let go of what the mode holds for the run (the Docker engine, its containers)."""
+
+
+def open_walls(mode: Mode, limits: Limits) -> Walls:
+    """The walls of ``mode``, from its module in ``harness.runners.modes``: only the mode in use is loaded."""
+    walls: type[Walls] = importlib.import_module(f"harness.runners.modes.{mode}").WALLS
+    return walls(limits)
+
+
+def run_as(user: str | None, argv: list[str]) -> list[str]:
+    """The command run as ``user`` where the harness is root, by setpriv, with no other group, no
+    capability left and none to gain; the very same list otherwise."""
+    if user is None or os.geteuid() != 0:
+        return argv
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
