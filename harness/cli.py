@@ -540,7 +540,7 @@ class Outputs:
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
     from harness.report import junit, markdown, render
-    from harness.serialize import to_json
+    from harness.serialize import json_text, to_json
 
     json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
@@ -548,9 +548,9 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
     render(report, table_form, _console(stderr=json_out))
     written = True
     if json_out:
-        written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
+        written &= _write("-", json_text(to_json(report), indent=2) + "\n", "JSON report")
     files: list[tuple[str | None, Callable[[], str], str]] = [
-        (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
+        (outputs.json_file, lambda: json_text(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
         (outputs.html_file, lambda: _page(report), "HTML page"),
@@ -829,7 +829,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     passes at n=5, run as --isolation says; the harness's own reading speed on the same output; and
     harness compare of the cell as a whole process, with its start-up on its own."""
     from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
-    from harness.serialize import commit, machine
+    from harness.serialize import commit, json_text, machine
 
     settings = _settings(ctx.obj, given)
     ports = _chosen(ctx.obj, settings)
@@ -851,7 +851,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     render_bench(console, cells, about, versions, repeat)
     written = True
     if json_file:
-        written &= _write(json_file, json.dumps(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
+        written &= _write(json_file, json_text(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
     if plot_file:
         try:
             plot_bench(plot_file, cells, about)

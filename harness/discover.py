@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 import shutil
 import string
@@ -157,12 +158,13 @@ READ_BLOCK = 1 << 20
 
 def tree_digest(folder: Path) -> str:
     """sha256 of every file below ``folder``, names and bytes, read in blocks so that memory stays
-    flat however large a file is; a symbolic link counts as where it points."""
+    flat however large a file is; a symbolic link counts as where it points. Names are taken as the
+    bytes they are, UTF-8 or not."""
     digest = hashlib.sha256()
     for path in sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(folder)) + b"\0")
         if path.is_symlink():
-            digest.update(b"-> " + str(path.readlink()).encode())
+            digest.update(b"-> " + os.fsencode(path.readlink()))
         else:
             with path.open("rb") as source:
                 while block := source.read(READ_BLOCK):

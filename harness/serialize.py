@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import json
 import os
 import platform
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
 from harness.errors import MergeError, ReportError
-from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, span
+from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, span, utf8_safe
 from harness.settings import RunPlan
 
 SCHEMA_VERSION = 3
@@ -138,6 +140,18 @@ def to_json(report: Report) -> dict[str, Any]:
     return data
 
 
+_JSON_ESCAPES = re.compile(r"\\\\|\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\udc([89a-f][0-9a-f])")
+"""In JSON text as json.dumps writes it: an escaped backslash, a pair of surrogates (one character),
+or a lone surrogate that stands for a byte of a name that was not UTF-8."""
+
+
+def json_text(data: Any, indent: int | None = None) -> str:
+    """``data`` as JSON text, in which a byte of a name that was not UTF-8 is written out, ``\\xff``,
+    as every form of the report shows it (model.utf8_safe), not as a lone surrogate, which a strict
+    JSON reader refuses."""
+    return _JSON_ESCAPES.sub(lambda found: f"\\\\x{found[1]}" if found[1] else found[0], json.dumps(data, indent=indent))
+
+
 def _cell_to_json(cell: Cell) -> dict[str, Any]:
     return {
         "id": cell.id,
@@ -237,7 +251,7 @@ def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tupl
     plans = [report.plan for _, report in reports]
     planned = {port for plan in plans for port in plan.ports}
     whole = RunPlan(
-        tuple(sorted(planned | set(expected))), tuple(method for method in METHODS if any(method in plan.methods for plan in plans)),
+        tuple(sorted(planned | set(map(utf8_safe, expected)))), tuple(method for method in METHODS if any(method in plan.methods for plan in plans)),
         tuple(sorted({n for plan in plans for n in plan.ns})),
     )
     return Report(
@@ -249,7 +263,7 @@ def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tupl
              "plan": r.plan.to_json(), "options": r.options, "machine": r.machine}
             for path, r in reports
         ],
-        missing=unreported(plans, set(seen), [port for port in expected if port not in planned]),
+        missing=unreported(plans, set(seen), [port for port in map(utf8_safe, expected) if port not in planned]),
     )
 
 

@@ -36,9 +36,10 @@ VERSION_SHOWN = r"v1 \x1b[2J\x1b]0;title\x07\x1b]8;;https://example.com/\x1b\lin
 BANNER = b"\x1b[2JHanoi\x1b]0;title\x07\n"
 """A line the titled port prints before its moves, which its manifest ignores."""
 BANNER_SHOWN = r"\x1b[2JHanoi\x1b]0;title\x07"
-NAMES = {"a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\udcff"}
+NAMES = {"a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\xff"}
 """Folders of sound ports named to mean something to Markdown and to rich, or not UTF-8 (the bytes
-``undecodable-\\xff``, read as a lone surrogate), and each name as the report shows it."""
+``undecodable-\\xff``, read as a lone surrogate), and each name as the report shows it: the bytes
+written out."""
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 """What a report must never hold raw (newlines and tabs may)."""
 COLOUR = re.compile(r"\x1b\[[0-9;]*m")
@@ -88,11 +89,30 @@ def root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def compared(root, tmp_path_factory):
-    """One plain compare of every port, with its JUnit and Markdown files."""
+    """One plain compare of every port, with its JSON, JUnit, Markdown and HTML files."""
     files = tmp_path_factory.mktemp("reports")
-    done = harness("--root", str(root), "compare", "--n", "1", "--format", "plain", "--junit", str(files / "j.xml"), "--markdown", str(files / "m.md"))
+    done = harness(
+        "--root", str(root), "compare", "--n", "1", "--format", "plain", "--json", str(files / "r.json"), "--junit", str(files / "j.xml"),
+        "--markdown", str(files / "m.md"), "--html", str(files / "p.html"),
+    )
     assert done.returncode == 1, done.stdout + done.stderr  # noisy errors
+    assert "Traceback" not in done.stderr
     return done, files
+
+
+def test_a_name_that_is_not_utf8_is_its_bytes_written_out_in_the_json_and_the_page(compared):
+    """The folder's name reaches every file as the bytes it is, ``\\xff``: the JSON report is UTF-8
+    that any reader takes, and the page's cells are found by the ids its data gives them."""
+    _, files = compared
+    data = json.loads((files / "r.json").read_bytes().decode("utf-8"))
+    shown = r"undecodable-\xff"
+    assert data["ports"][shown]["problem"] is None
+    assert {cell["id"]: cell["outcome"] for cell in data["cells"] if cell["port"] == shown and cell["outcome"] != "skipped"} == {f"{shown}/recursive/1": "pass"}
+    assert data["plan"]["ports"].count(shown) == 1
+    page = (files / "p.html").read_bytes().decode("utf-8")
+    assert f'data-cell="{shown}/recursive/1"' in page
+    assert 'href="#undecodable-%5Cxff/recursive/1"' in page
+    assert "\\udcff" not in page and "\\udcff" not in (files / "r.json").read_text(encoding="utf-8")
 
 
 def cells(line: str) -> int:
