@@ -23,10 +23,12 @@ import regex
 
 from harness.environment import VARIABLE_NAME, secret_name
 from harness.errors import ManifestError
-from harness.model import METHODS, PEGS
-from harness.patterns import never_matches
+from harness.model import METHODS, PEGS, shorten
+from harness.patterns import MAX_NESTING, nesting, never_matches
 
 MANIFEST = "language.toml"
+MANIFEST_BYTES = 1 << 20
+"""The most a manifest may hold: a few hundred bytes is usual."""
 OUTPUT_FORMATS = ("lines", "states", "drawings")
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
 PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
@@ -222,14 +224,22 @@ def discover(root: Path) -> list[Port]:
 
 
 def load_port(manifest: Path) -> Port:
-    """The port a manifest describes, or, if it cannot be used, the port with its manifest error."""
+    """The port a manifest describes, or, if it cannot be used, the port with its manifest error.
+    Its size is bounded before it is read, and its nesting as it is read: TOML's reader recurses
+    once a level, so arrays or tables nested thousands deep are this port's error, not the run's end."""
     folder = manifest.parent.resolve()
     try:
-        return _parse(folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
+        with manifest.open("rb") as source:
+            text = source.read(MANIFEST_BYTES + 1)
+        if len(text) > MANIFEST_BYTES:
+            raise ManifestError(f"larger than {MANIFEST_BYTES >> 10} KiB, the most a manifest may be")
+        return _parse(folder, tomllib.loads(text.decode("utf-8")))
     except UnicodeDecodeError as error:
         why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
     except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
         why = str(error)
+    except RecursionError:
+        why = "arrays or tables nested too deeply to read (hundreds of levels, each inside the one before)"
     return Port(name=folder.name, folder=folder, manifest_error=f"{manifest}: {why}")
 
 
@@ -414,6 +424,9 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit:
     the one place the harness compiles them. One that can be shown never to match is refused, so
     the mistake shows when the manifest is read, not as every line of the output unread."""
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        raise ManifestError(f"pattern {shorten(text)} nests its groups {depth} deep; at most {MAX_NESTING}")
     try:
         pattern = regex.compile(text)
     except regex.error as error:
