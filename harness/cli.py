@@ -18,14 +18,16 @@ import io
 import json
 import math
 import os
+import secrets
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, cast
 
 import click
 
@@ -506,18 +508,78 @@ def _exit(ok: bool) -> NoReturn:
     sys.exit(ExitCode.PASSED if ok else ExitCode.FAILED)
 
 
-def _write(path: str, text: str, what: str) -> bool:
-    """Write a report, or say in one line why it could not be written."""
+def _write(path: str, content: str | Callable[[BinaryIO], object], what: str) -> bool:
+    """Write a report (its text, or what writes it to a file), or say in one line why it could not
+    be written, naming the file. A file is written whole or not at all (:func:`_replace`)."""
     try:
-        if path == "-":
-            sys.stdout.write(text)
+        if path == "-" and isinstance(content, str):  # a plot, which is no text, never goes there (--plot)
+            sys.stdout.write(content)
             sys.stdout.flush()
         else:
-            Path(path).write_text(text, encoding="utf-8")
+            _replace(Path(path), content if callable(content) else lambda handle: handle.write(content.encode("utf-8")))
     except OSError as error:
-        click.echo(f"harness: cannot write the {what} to {path}: {error.strerror or error}", err=True)
-        return False
+        return _unwritten(what, "standard output" if path == "-" else path, error)
     return True
+
+
+def _unwritten(what: str, where: str, error: OSError) -> bool:
+    """Say in one line that a report could not be written, and where; False. Standard output that
+    refused it (a full disk, /dev/full) is let go, so that nothing tries to write there again."""
+    with contextlib.suppress(OSError):
+        click.echo(f"harness: cannot write the {what} to {where}: {error.strerror or error}", err=True)
+    if where == "standard output":
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return False
+
+
+def _replace(path: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """Write ``path`` whole or not at all: ``fill`` writes a new file beside it, which only once it
+    is complete and on disk takes the place of ``path``, at once. A run killed meanwhile leaves
+    nothing (the new file has no name until then, where the system allows it: O_TMPFILE), and a disk
+    that fills leaves ``path`` as it was. A device or a pipe (``/dev/stdout``) is written as it is."""
+    if path.exists() and not path.is_file():
+        with path.open("wb") as handle:
+            fill(handle)
+        return
+    named: Path | None = None
+    try:
+        descriptor = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, 0o666)
+    except (AttributeError, OSError):  # no O_TMPFILE here (macOS), or not on this file system
+        number, made = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        descriptor, named = number, Path(made)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(descriptor, 0o666 & ~mask)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            fill(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+            if named is None:
+                named = _name(handle.fileno(), path)
+        named.replace(path)
+    except BaseException:
+        if named is not None:
+            with contextlib.suppress(OSError):
+                named.unlink()
+        raise
+
+
+def _name(descriptor: int, path: Path) -> Path:
+    """Give the unnamed file open at ``descriptor`` a name beside ``path``, one no other file has.
+    (A folder's descriptor makes os.link call linkat, which follows /proc's link to the file.)"""
+    folder = os.open(path.parent, os.O_DIRECTORY)
+    try:
+        while True:
+            name = f".{path.name}.{secrets.token_hex(4)}.part"
+            try:
+                os.link(f"/proc/self/fd/{descriptor}", name, dst_dir_fd=folder)
+            except FileExistsError:
+                continue
+            return path.with_name(name)
+    finally:
+        os.close(folder)
 
 
 @dataclass(frozen=True)
@@ -545,8 +607,11 @@ def _publish(report: Report, outputs: Outputs) -> NoReturn:
     json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
     table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
-    render(report, table_form, _console(stderr=json_out))
-    written = True
+    try:
+        render(report, table_form, _console(stderr=json_out))
+        written = True
+    except OSError as error:  # a full disk, /dev/full
+        written = _unwritten("report", "standard error" if json_out else "standard output", error)
     if json_out:
         written &= _write("-", json_text(to_json(report), indent=2) + "\n", "JSON report")
     files: list[tuple[str | None, Callable[[], str], str]] = [
@@ -853,11 +918,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     if json_file:
         written &= _write(json_file, json_text(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
     if plot_file:
-        try:
-            plot_bench(plot_file, cells, about)
-        except OSError as error:
-            click.echo(f"harness: cannot write the plot to {plot_file}: {error.strerror or error}", err=True)
-            written = False
+        written &= _write(plot_file, lambda handle: plot_bench(handle, Path(plot_file).suffix[1:].lower(), cells, about), "plot")
     _exit(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
 
 

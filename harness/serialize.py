@@ -53,11 +53,14 @@ def machine() -> dict[str, Any]:
 
 
 def commit(root: Path) -> str | None:
-    """The checkout's commit, marked when files differ from it; None where ``root`` is no checkout."""
+    """The checkout's commit, marked when files differ from it; None where ``root`` is no checkout.
+    Only read: git takes no lock on the checkout's index for it (GIT_OPTIONAL_LOCKS=0), so a run
+    stopped, or short of disk, meanwhile leaves the checkout as it was."""
+    reading = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, env=reading)
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10, env=reading
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
