@@ -36,10 +36,15 @@ VERSION_SHOWN = r"v1 \x1b[2J\x1b]0;title\x07\x1b]8;;https://example.com/\x1b\lin
 BANNER = b"\x1b[2JHanoi\x1b]0;title\x07\n"
 """A line the titled port prints before its moves, which its manifest ignores."""
 BANNER_SHOWN = r"\x1b[2JHanoi\x1b]0;title\x07"
-NAMES = {"a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\xff"}
+NAMES = {
+    "a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\xff",
+    "<img src=x onerror=alert(1)>": "<img src=x onerror=alert(1)>",
+}
 """Folders of sound ports named to mean something to Markdown and to rich, or not UTF-8 (the bytes
-``undecodable-\\xff``, read as a lone surrogate), and each name as the report shows it: the bytes
-written out."""
+``undecodable-\\xff``, read as a lone surrogate), or HTML, and each name as the report shows it: the
+bytes written out."""
+HTML_VERSION = b"<b>1.0</b> & <script>alert(1)</script>\n"
+"""What the marked port's version command prints: HTML, which Markdown must show as text."""
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 """What a report must never hold raw (newlines and tabs may)."""
 COLOUR = re.compile(r"\x1b\[[0-9;]*m")
@@ -78,6 +83,7 @@ def root(tmp_path_factory) -> Path:
     ports = {
         "noisy": (script(programs / "noisy.py", ("stderr", STDERR), then="sys.exit(3)\n"), plain_version),
         "titled": (script(programs / "titled.py", ("stdout", BANNER), then=SOUND), script(programs / "titled_version.py", ("stdout", VERSION))),
+        "marked": (sound, script(programs / "marked_version.py", ("stdout", HTML_VERSION))),
         **dict.fromkeys(NAMES, (sound, plain_version)),
     }
     found = tmp / "ports"
@@ -128,7 +134,7 @@ def test_junit_is_well_formed_and_shows_what_a_port_wrote_to_stderr(compared):
     _, files = compared
     assert not CONTROLS.search((files / "j.xml").read_text(encoding="utf-8"))
     suites = {suite.get("name"): suite for suite in ET.parse(files / "j.xml").getroot()}
-    assert set(suites) == {"noisy", "titled", *NAMES.values(), "agreement"}
+    assert set(suites) == {"noisy", "titled", "marked", *NAMES.values(), "agreement"}
     [error] = suites["noisy"].iter("error")
     assert error.get("type") == "crash"
     assert STDERR_SHOWN in error.get("message", "")
@@ -175,11 +181,20 @@ def test_markdown_rows_keep_their_cells_on_one_line(root, compared):
     for markdown, columns in ((report, 6), (listed, 4)):
         assert not CONTROLS.search(markdown)
         rows = table_rows(markdown)
-        assert len(rows) == 2 + 2 + len(NAMES), markdown  # header, rule, noisy, titled and NAMES
+        assert len(rows) == 2 + 3 + len(NAMES), markdown  # header, rule, noisy, titled, marked and NAMES
         assert [cells(row) for row in rows] == [columns] * len(rows), markdown
     assert "| a\\|b |" in report
     assert "| `a\\|b/` |" in listed
     assert VERSION_SHOWN.replace("\\", "\\\\") in report
+
+
+def test_markdown_shows_html_in_names_and_versions_as_text(compared):
+    """GitHub's Markdown takes HTML in a table cell as HTML: a port's name and version reach it as text."""
+    _, files = compared
+    report = (files / "m.md").read_text(encoding="utf-8")
+    assert "<img" not in report and "<b>" not in report and "<script>" not in report
+    assert "| &lt;img src=x onerror=alert(1)&gt; | Python 3 |" in report
+    assert "| marked | &lt;b&gt;1.0&lt;/b&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt; |" in report
 
 
 def test_run_shows_the_ports_lines_and_detail_as_escapes(root):
