@@ -358,12 +358,34 @@ def _database(settings: Settings, dsn: str | None, ports: list[Port]) -> context
 
 
 def _isolation(settings: Settings) -> Isolation:
-    """The run's isolation: the mode and each cell's limits."""
+    """The run's isolation: the mode and each cell's limits. A run whose own temporary folder cannot
+    be used runs no cell: that is the run's error, named, not every cell's skip."""
     from harness.isolation import Isolation
 
+    problem = _tmpdir_problem()
+    if problem:
+        raise click.ClickException(problem)
     if settings.isolation == "container":
         _sweep_containers()
     return Isolation(settings.isolation, settings.limits)
+
+
+def _tmpdir_problem() -> str | None:
+    """Why the run's temporary folder, TMPDIR, cannot be used, if it cannot. Every program the run
+    starts gets it as its own (the sandbox mounts it; a port, a compiler and PostgreSQL write there),
+    where Python alone would quietly take /tmp instead."""
+    tmpdir = os.environ.get("TMPDIR")
+    if not tmpdir:
+        return None
+    if not Path(tmpdir).is_dir():
+        why = "which is not a folder" if Path(tmpdir).exists() else "which does not exist"
+    elif not os.access(tmpdir, os.W_OK | os.X_OK):
+        why = "a folder this user may not write in"
+    else:
+        return None
+    return visible(
+        f"TMPDIR is {tmpdir}, {why}: the run and every program it starts keep their temporary files there; make it a folder you may write, or unset it"
+    )
 
 
 class ExitCode(enum.IntEnum):
@@ -854,7 +876,7 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     for need in found:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
-    problem = sandbox_problem()
+    problem = _tmpdir_problem() or sandbox_problem()
     click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
