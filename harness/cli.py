@@ -15,7 +15,6 @@ import functools
 import gc
 import importlib.util
 import io
-import json
 import math
 import os
 import secrets
@@ -719,17 +718,16 @@ def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: 
 
 
 def _read_report(path: str) -> Report:
-    from harness.serialize import from_json
+    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
+    read, or is no report, is a usage error naming it and where it goes wrong."""
+    from harness.serialize import read_report
 
     try:
-        with Path(path).open(encoding="utf-8") as source:
-            data = json.load(source)
-        return from_json(data, path)
+        return read_report(Path(path))
     except OSError as error:
         raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except (ValueError, ReportError) as error:  # json.JSONDecodeError is a ValueError
-        message = str(error) if isinstance(error, ReportError) else f"{path}: not JSON ({error})"
-        raise click.UsageError(message) from None
+    except ReportError as error:
+        raise click.UsageError(str(error)) from None
 
 
 @cli.command(epilog=EXIT_CODES)
