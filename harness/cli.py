@@ -550,7 +550,9 @@ def _unwritten(what: str, where: str, error: OSError) -> bool:
         click.echo(f"harness: cannot write the {what} to {where}: {error.strerror or error}", err=True)
     if where == "standard output":
         with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
     return False
 
 
