@@ -314,8 +314,9 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
     }
 
 
-def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -> None:
-    """Median wall time against n on a log scale, one panel a method, one line a port."""
+def plot_bench(file: BinaryIO, form: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -> None:
+    """Median wall time against n on a log scale, one panel a method, one line a port, written to
+    ``file`` as ``form`` (svg or png)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -337,5 +338,5 @@ def plot_bench(path: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -
     axes[0][0].set_ylabel("median wall time (s), log scale")
     figure.suptitle(f"hanoi-polyglot: {machine['cpu']}, {machine['cores']} cores", fontsize="small")
     figure.tight_layout()
-    figure.savefig(path)
+    figure.savefig(file, format=form)
     pyplot.close(figure)

@@ -83,8 +83,8 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
 
 def _key(port: Port, program: Program, method: str, n: int, toolchain: str) -> str:
     """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
-    and the port's every file."""
-    digest = hashlib.sha256(toolchain.encode())
+    and the port's every file; any name as the bytes it is (repr() writes out what UTF-8 cannot hold)."""
+    digest = hashlib.sha256(os.fsencode(toolchain))
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
         digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())

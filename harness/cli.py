@@ -15,17 +15,18 @@ import functools
 import gc
 import importlib.util
 import io
-import json
 import math
 import os
+import secrets
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, cast
 
 import click
 
@@ -328,6 +329,9 @@ def _gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
     The DSN's password is a secret: a port that prints it has it masked in every report."""
     from harness.gate import Gate
 
+    problem = _tmpdir_problem()
+    if problem:
+        raise click.ClickException(problem)
     if dsn:
         from harness.runners.postgres.connection import dsn_password
 
@@ -336,6 +340,24 @@ def _gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
     if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
         _sweep_containers()
     return Gate(settings, dsn, ports)
+
+
+def _tmpdir_problem() -> str | None:
+    """Why the run's temporary folder, TMPDIR, cannot be used, if it cannot. Every program the run
+    starts gets it as its own (the sandbox mounts it; a port, a compiler and PostgreSQL write there),
+    where Python alone would quietly take /tmp instead."""
+    tmpdir = os.environ.get("TMPDIR")
+    if not tmpdir:
+        return None
+    if not Path(tmpdir).is_dir():
+        why = "which is not a folder" if Path(tmpdir).exists() else "which does not exist"
+    elif not os.access(tmpdir, os.W_OK | os.X_OK):
+        why = "a folder this user may not write in"
+    else:
+        return None
+    return visible(
+        f"TMPDIR is {tmpdir}, {why}: the run and every program it starts keep their temporary files there; make it a folder you may write, or unset it"
+    )
 
 
 class ExitCode(enum.IntEnum):
@@ -480,18 +502,80 @@ def _exit(ok: bool) -> NoReturn:
     sys.exit(ExitCode.PASSED if ok else ExitCode.FAILED)
 
 
-def _write(path: str, text: str, what: str) -> bool:
-    """Write a report, or say in one line why it could not be written."""
+def _write(path: str, content: str | Callable[[BinaryIO], object], what: str) -> bool:
+    """Write a report (its text, or what writes it to a file), or say in one line why it could not
+    be written, naming the file. A file is written whole or not at all (:func:`_replace`)."""
     try:
-        if path == "-":
-            sys.stdout.write(text)
+        if path == "-" and isinstance(content, str):  # a plot, which is no text, never goes there (--plot)
+            sys.stdout.write(content)
             sys.stdout.flush()
         else:
-            Path(path).write_text(text, encoding="utf-8")
+            _replace(Path(path), content if callable(content) else lambda handle: handle.write(content.encode("utf-8")))
     except OSError as error:
-        click.echo(f"harness: cannot write the {what} to {path}: {error.strerror or error}", err=True)
-        return False
+        return _unwritten(what, "standard output" if path == "-" else path, error)
     return True
+
+
+def _unwritten(what: str, where: str, error: OSError) -> bool:
+    """Say in one line that a report could not be written, and where; False. Standard output that
+    refused it (a full disk, /dev/full) is let go, so that nothing tries to write there again."""
+    with contextlib.suppress(OSError):
+        click.echo(f"harness: cannot write the {what} to {where}: {error.strerror or error}", err=True)
+    if where == "standard output":
+        with contextlib.suppress(OSError, ValueError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+    return False
+
+
+def _replace(path: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """Write ``path`` whole or not at all: ``fill`` writes a new file beside it, which only once it
+    is complete and on disk takes the place of ``path``, at once. A run killed meanwhile leaves
+    nothing (the new file has no name until then, where the system allows it: O_TMPFILE), and a disk
+    that fills leaves ``path`` as it was. A device or a pipe (``/dev/stdout``) is written as it is."""
+    if path.exists() and not path.is_file():
+        with path.open("wb") as handle:
+            fill(handle)
+        return
+    named: Path | None = None
+    try:
+        descriptor = os.open(path.parent, os.O_TMPFILE | os.O_WRONLY, 0o666)
+    except (AttributeError, OSError):  # no O_TMPFILE here (macOS), or not on this file system
+        number, made = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        descriptor, named = number, Path(made)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(descriptor, 0o666 & ~mask)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            fill(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+            if named is None:
+                named = _name(handle.fileno(), path)
+        named.replace(path)
+    except BaseException:
+        if named is not None:
+            with contextlib.suppress(OSError):
+                named.unlink()
+        raise
+
+
+def _name(descriptor: int, path: Path) -> Path:
+    """Give the unnamed file open at ``descriptor`` a name beside ``path``, one no other file has.
+    (A folder's descriptor makes os.link call linkat, which follows /proc's link to the file.)"""
+    folder = os.open(path.parent, os.O_DIRECTORY)
+    try:
+        while True:
+            name = f".{path.name}.{secrets.token_hex(4)}.part"
+            try:
+                os.link(f"/proc/self/fd/{descriptor}", name, dst_dir_fd=folder)
+            except FileExistsError:
+                continue
+            return path.with_name(name)
+    finally:
+        os.close(folder)
 
 
 @dataclass(frozen=True)
@@ -514,17 +598,20 @@ class Outputs:
 def _publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
     from harness.report import junit, markdown, render
-    from harness.serialize import to_json
+    from harness.serialize import json_text, to_json
 
     json_out = outputs.form == "json" or outputs.json_file == "-"
     screen = sys.stderr if json_out else sys.stdout
     table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
-    render(report, table_form, _console(stderr=json_out))
-    written = True
+    try:
+        render(report, table_form, _console(stderr=json_out))
+        written = True
+    except OSError as error:  # a full disk, /dev/full
+        written = _unwritten("report", "standard error" if json_out else "standard output", error)
     if json_out:
-        written &= _write("-", json.dumps(to_json(report), indent=2) + "\n", "JSON report")
+        written &= _write("-", json_text(to_json(report), indent=2) + "\n", "JSON report")
     files: list[tuple[str | None, Callable[[], str], str]] = [
-        (outputs.json_file, lambda: json.dumps(to_json(report), indent=2) + "\n", "JSON report"),
+        (outputs.json_file, lambda: json_text(to_json(report), indent=2) + "\n", "JSON report"),
         (outputs.junit_file, lambda: junit(report), "JUnit report"),
         (outputs.markdown_file, lambda: markdown(report), "Markdown report"),
         (outputs.html_file, lambda: _page(report), "HTML page"),
@@ -605,17 +692,16 @@ def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: 
 
 
 def _read_report(path: str) -> Report:
-    from harness.serialize import from_json
+    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
+    read, or is no report, is a usage error naming it and where it goes wrong."""
+    from harness.serialize import read_report
 
     try:
-        with Path(path).open(encoding="utf-8") as source:
-            data = json.load(source)
-        return from_json(data, path)
+        return read_report(Path(path))
     except OSError as error:
         raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except (ValueError, ReportError) as error:  # json.JSONDecodeError is a ValueError
-        message = str(error) if isinstance(error, ReportError) else f"{path}: not JSON ({error})"
-        raise click.UsageError(message) from None
+    except ReportError as error:
+        raise click.UsageError(str(error)) from None
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -762,7 +848,7 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     for need in found:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
-    problem = sandbox_problem()
+    problem = _tmpdir_problem() or sandbox_problem()
     click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
@@ -802,7 +888,7 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     passes at n=5, run as --isolation says; the harness's own reading speed on the same output; and
     harness compare of the cell as a whole process, with its start-up on its own."""
     from harness.bench import BenchStatus, bench, bench_to_json, plot_bench, render_bench
-    from harness.serialize import commit, machine
+    from harness.serialize import commit, json_text, machine
 
     settings = _settings(ctx.obj, given)
     ports = _chosen(ctx.obj, settings)
@@ -824,13 +910,9 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     render_bench(console, cells, about, versions, repeat)
     written = True
     if json_file:
-        written &= _write(json_file, json.dumps(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
+        written &= _write(json_file, json_text(bench_to_json(cells, about, versions, repeat), indent=2) + "\n", "JSON figures")
     if plot_file:
-        try:
-            plot_bench(plot_file, cells, about)
-        except OSError as error:
-            click.echo(f"harness: cannot write the plot to {plot_file}: {error.strerror or error}", err=True)
-            written = False
+        written &= _write(plot_file, lambda handle: plot_bench(handle, Path(plot_file).suffix[1:].lower(), cells, about), "plot")
     _exit(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
 
 

@@ -23,12 +23,14 @@ import regex
 
 from harness.environment import VARIABLE_NAME, secret_name
 from harness.errors import ManifestError
-from harness.model import METHODS, PEGS
-from harness.patterns import never_matches
+from harness.model import METHODS, PEGS, shorten
+from harness.patterns import MAX_NESTING, nesting, never_matches
 
 MANIFEST = "language.toml"
 CONTAINERFILE = "Containerfile"
 """A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
+MANIFEST_BYTES = 1 << 20
+"""The most a manifest may hold: a few hundred bytes is usual."""
 OUTPUT_FORMATS = ("lines", "states", "drawings")
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
 PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
@@ -173,12 +175,13 @@ READ_BLOCK = 1 << 20
 
 def tree_digest(folder: Path) -> str:
     """sha256 of every file below ``folder``, names and bytes, read in blocks so that memory stays
-    flat however large a file is; a symbolic link counts as where it points."""
+    flat however large a file is; a symbolic link counts as where it points. Names are taken as the
+    bytes they are, UTF-8 or not."""
     digest = hashlib.sha256()
     for path in sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(os.fsencode(path.relative_to(folder)) + b"\0")
         if path.is_symlink():
-            digest.update(b"-> " + str(path.readlink()).encode())
+            digest.update(b"-> " + os.fsencode(path.readlink()))
         else:
             with path.open("rb") as source:
                 while block := source.read(READ_BLOCK):
@@ -238,15 +241,23 @@ def discover(root: Path) -> list[Port]:
 def load_port(manifest: Path) -> Port:
     """The port a manifest describes, or, if it cannot be used, the port with its manifest error. The
     port's name is its folder's as the root lists it: a link to a folder elsewhere is a port of the
-    link's name, whatever the folder it leads to is called."""
+    link's name, whatever the folder it leads to is called. The manifest's size is bounded before it
+    is read, and its nesting as it is read: TOML's reader recurses once a level, so arrays or tables
+    nested thousands deep are this port's error, not the run's end."""
     name, folder = manifest.parent.name, manifest.parent.resolve()
     try:
         _check_folder(folder)
-        return _parse(name, folder, tomllib.loads(manifest.read_bytes().decode("utf-8")))
+        with manifest.open("rb") as source:
+            text = source.read(MANIFEST_BYTES + 1)
+        if len(text) > MANIFEST_BYTES:
+            raise ManifestError(f"larger than {MANIFEST_BYTES >> 10} KiB, the most a manifest may be")
+        return _parse(name, folder, tomllib.loads(text.decode("utf-8")))
     except UnicodeDecodeError as error:
         why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
     except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
         why = str(error)
+    except RecursionError:
+        why = "arrays or tables nested too deeply to read (hundreds of levels, each inside the one before)"
     return Port(name=name, folder=folder, manifest_error=f"{manifest}: {why}")
 
 
@@ -465,6 +476,9 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     """A manifest's pattern, compiled by the ``regex`` module, whose matching takes a time limit:
     the one place the harness compiles them. One that can be shown never to match is refused, so
     the mistake shows when the manifest is read, not as every line of the output unread."""
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        raise ManifestError(f"pattern {shorten(text)} nests its groups {depth} deep; at most {MAX_NESTING}")
     try:
         pattern = regex.compile(text)
     except regex.error as error:

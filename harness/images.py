@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +27,7 @@ import requests.exceptions
 
 from harness.discover import CONTAINERFILE, Requirement, tree_digest
 from harness.errors import ContainerError, first_line
+from harness.model import utf8_safe
 from harness.runners.base import WAITS
 
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -36,6 +39,9 @@ IMAGE_BUILD_TIMEOUT = 1800.0
 IMAGE_BUILD_SILENCE = 300.0
 """An image build may take half an hour, and be silent for five minutes at a time (a big download)."""
 ERROR_LINES = 12
+SLUG_CHARS = 40
+SAFE_NAME = re.compile("[a-z0-9]+(?:[._-][a-z0-9]+)*")
+"""A port's name that Docker takes as the last part of an image's name, as it is."""
 PORT_LABEL = "org.hanoi-polyglot.port"
 """The label that names the port an image or a container is of."""
 
@@ -116,12 +122,24 @@ def port_image(client: docker.DockerClient, name: str, folder: Path, requires: t
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
     with lock:
-        tag = f"{IMAGE_REPOSITORY}/{name}:{_content_key(client, base, recipe, context)}"
+        tag = f"{image_name(name)}:{_content_key(client, base, recipe, context)}"
         try:
             client.images.get(tag)
         except docker.errors.ImageNotFound:
             _build(folder, tag, base, recipe, context)
     return tag
+
+
+def image_name(port: str) -> str:
+    """The name of a port's image, which Docker takes whatever the port is called: the name itself
+    where Docker takes it as it is (``python``); else (``<svg onload=…>``, ``--help``, ``Perl``, bytes
+    that are not UTF-8) the lower-case letters and digits of the name and a digest of the whole name,
+    so that two names of one slug stay two images."""
+    if SAFE_NAME.fullmatch(port) and len(port) <= SLUG_CHARS:
+        return f"{IMAGE_REPOSITORY}/{port}"
+    slug = "-".join(re.findall("[a-z0-9]+", port.lower()))[:SLUG_CHARS]
+    digest = hashlib.sha256(os.fsencode(port)).hexdigest()[:12]
+    return f"{IMAGE_REPOSITORY}/{slug}-{digest}" if slug else f"{IMAGE_REPOSITORY}/{digest}"
 
 
 def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
@@ -166,7 +184,7 @@ def _build(folder: Path, tag: str, base: str, recipe: str, context: Path | None)
     builder = docker.from_env(timeout=IMAGE_BUILD_SILENCE)
     try:
         stream = builder.api.build(
-            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: folder.name}, decode=True,
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: utf8_safe(folder.name)}, decode=True,
         )
         for entry in stream:
             if entry.get("stream", "").strip():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -26,14 +27,30 @@ def shorten(text: str, limit: int = QUOTE_CHARS, whole: int | None = None) -> st
     return f"{text[:limit]!r}… ({more})"
 
 
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+"""A byte that was not UTF-8, as Python holds it in a name read from the file system (a lone surrogate)."""
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` as UTF-8 can hold it: each byte of a name that was not UTF-8 written out, ``\\xff``,
+    as the bytes it was; every other character as it is."""
+    return ESCAPED_BYTE.sub(lambda found: f"\\x{ord(found[0]) - 0xDC00:02x}", text)
+
+
 def visible(text: str) -> str:
     """``text`` from a port shown as data, never obeyed: each character that is not printable (controls
     such as ESC, which starts a terminal's escape sequences; lone surrogates and noncharacters, which
-    XML refuses) written as repr() writes it, ``\\x1b``, in every form of the report; newlines and
-    tabs stay."""
+    XML refuses) written as repr() writes it, ``\\x1b``, and a byte of a name that was not UTF-8 as
+    that byte, ``\\xff``, in every form of the report; newlines and tabs stay."""
     if text.isprintable():
         return text
-    return "".join(char if char.isprintable() or char in "\n\t" else repr(char)[1:-1] for char in text)
+    return "".join(_shown(char) for char in text)
+
+
+def _shown(char: str) -> str:
+    if char.isprintable() or char in "\n\t":
+        return char
+    return utf8_safe(char) if ESCAPED_BYTE.fullmatch(char) else repr(char)[1:-1]
 
 
 class Move(NamedTuple):

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import urllib.parse
 from html import escape
 from pathlib import Path
 
-from harness.model import Cell, Outcome
+from harness.model import Cell, Outcome, utf8_safe
 from harness.report import View, by_port, offered, one_line, summarise
-from harness.serialize import Report, to_json
+from harness.serialize import Report, json_text, to_json
 
 WEB = Path(__file__).with_name("web")
 MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "⚠", Outcome.SKIPPED: "–"}
@@ -34,7 +33,7 @@ def page(report: Report) -> str:
         "title": _text(shown.title),
         "style": style,
         "script": script,
-        "data": json.dumps(to_json(report)).replace("<", "\\u003c"),
+        "data": json_text(to_json(report)).replace("<", "\\u003c"),
         "header": _header(report, shown),
         "matrix": _matrix(report),
         "problems": _problems(shown),
@@ -49,13 +48,14 @@ def _digest(text: str) -> str:
 
 
 def _text(text: str) -> str:
-    """Text, from ports or not, as HTML text or an attribute's value."""
-    return escape(text, quote=True)
+    """Text, from ports or not, as HTML text or an attribute's value; a name as the JSON report holds
+    it (model.utf8_safe), so that the page's script finds each cell by its id."""
+    return escape(utf8_safe(text), quote=True)
 
 
 def address(cell: Cell, move: int | None = None) -> str:
     """A cell's address in the page, ``#python/recursive/5``, and a position in it, ``…@12``."""
-    return "#" + urllib.parse.quote(cell.id, safe="/") + ("" if move is None else f"@{move}")
+    return "#" + urllib.parse.quote(utf8_safe(cell.id), safe="/") + ("" if move is None else f"@{move}")
 
 
 def _machine(machine: dict[str, object]) -> str:

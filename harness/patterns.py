@@ -20,6 +20,10 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 HINT = "patterns must match the whole line, so they need no '^' or '$'"
+MAX_NESTING = 50
+"""How deeply a pattern's groups may nest. Both parsers (regex's, which compiles the patterns, and
+the standard library's, which the proof reads) recurse once a group, so a pattern of thousands of
+groups each inside the one before is refused before either reads it."""
 
 
 class Shape(NamedTuple):
@@ -52,6 +56,28 @@ def never_matches(pattern: str, digit_groups: Iterable[str] = ()) -> str | None:
     except (re.error, Warning, RecursionError, OverflowError, ValueError):
         return None
     return None if shapes else why
+
+
+def nesting(pattern: str) -> int:
+    """How deeply the groups of ``pattern`` nest, read from its text: each ``(`` that is not escaped
+    nor in a set of characters opens one, each such ``)`` closes one."""
+    depth = deepest = 0
+    escaped = False
+    opened: int | None = None  # where the set of characters the text is in opened, if it is in one
+    for index, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif opened is not None:  # a ']' first in the set, or after its '^', is one of its characters
+            first = opened + 1 + (pattern[opened + 1 : opened + 2] == "^")
+            opened = None if char == "]" and index > first else opened
+        elif char == "[":
+            opened = index
+        elif char in "()":
+            depth = depth + 1 if char == "(" else max(depth - 1, 0)
+            deepest = max(deepest, depth)
+    return deepest
 
 
 class _Walk:

@@ -6,6 +6,7 @@ JUnit XML and Markdown files for CI systems."""
 from __future__ import annotations
 
 import collections
+import html
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
@@ -270,8 +271,14 @@ def plain(report: Report) -> str:
 
 
 def _md(text: str) -> str:
-    """Text safe inside a Markdown table cell: visible, on the row's one line."""
-    return visible(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+    """Text safe inside a Markdown table cell or list: visible, on the row's one line, and its HTML
+    shown as typed (GitHub's Markdown would otherwise take ``<img …>`` in a port's name for HTML)."""
+    return html.escape(visible(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+
+
+def _md_fenced(text: str) -> str:
+    """Text inside a fenced block of code: visible, and no backtick, which could end the block."""
+    return visible(text).replace("`", "'")
 
 
 def _md_code(text: str) -> str:
@@ -289,8 +296,8 @@ def markdown(report: Report) -> str:
     lines.append("| port | version | " + " | ".join(view.methods) + " |")
     lines.append("| --- | --- |" + " --- |" * len(view.methods))
     for port, versions, columns in view.rows:
-        texts = ["<br>".join(f"{mark[outcome]} {text}" if outcome else text for outcome, text in column) for column in columns]
-        lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(_md(text) for text in texts) + " |")
+        texts = ["<br>".join(_md(f"{mark[outcome]} {text}" if outcome else text) for outcome, text in column) for column in columns]
+        lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(texts) + " |")
     if view.missing:
         lines += ["", "#### Missing", ""] + [f"- {_md(item)}" for item in view.missing]
     if view.faults:
@@ -302,10 +309,10 @@ def markdown(report: Report) -> str:
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]
         for difference in view.differences[:SHOWN_DIFFS]:
-            lines += ["```diff", "--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines, "```"]
+            lines += ["```diff", "--- reference", f"+++ {_md_fenced(', '.join(difference.labels))}", *difference.lines, "```"]
         lines += _more(len(view.differences), "differences", SHOWN_DIFFS)
     for headline, digests in view.disagreements[:SHOWN_IN_SUMMARY]:
-        lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {', '.join(labels)}" for digest, labels in digests]
+        lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {_md(', '.join(labels))}" for digest, labels in digests]
     lines += _more(len(view.disagreements), "disagreements")
     lines += ["", f"**{view.verdict}**", ""]
     return "\n".join(lines)

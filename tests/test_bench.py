@@ -4,6 +4,9 @@ plot are written, and cells that would run too long are left out with the reason
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 
 import pytest
 
@@ -112,3 +115,24 @@ def test_bench_times_cells_in_the_sandbox_through_the_same_runner(tmp_path, repo
     cell = json.loads(limited.stdout)["cells"][0]
     assert (cell["status"], cell["runs"]) == ("not timed", [])
     assert cell["detail"].startswith("error at n=5, so not timed: used more than 1 MiB of memory after 0 moves")
+
+
+def test_figures_and_a_plot_that_do_not_fit_on_the_disk_leave_the_previous_ones(tmp_path):
+    """Files limited to 1 KiB (RLIMIT_FSIZE), as a disk that fills: neither the JSON figures nor the
+    plot fit, each is named, and each file before them is there as it was, nothing beside it."""
+    out, plot = tmp_path / "bench.json", tmp_path / "bench.svg"
+    for path in (out, plot):
+        path.write_text("the figures of the run before\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "bench", "--n", "1", "--port", "python", "--method", "recursive", "--repeat", "1",
+         "--json", str(out), "--plot", str(plot)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024)),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"harness: cannot write the JSON figures to {out}: File too large", f"harness: cannot write the plot to {plot}: File too large",
+    ]
+    assert [path.read_text() for path in (out, plot)] == ["the figures of the run before\n"] * 2
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bench.json", "bench.svg"]
+    assert not (ROOT / ".git" / "index.lock").exists()  # the commit was read, and nothing of the checkout written

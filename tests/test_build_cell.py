@@ -201,3 +201,19 @@ def test_sigterm_during_a_build_ends_the_run_at_once_and_the_build_with_it(tmp_p
     assert (process.returncode, err.strip().splitlines()[-1]) == (143, "harness: stopped by SIGTERM")
     assert time.monotonic() - signalled < 5
     assert left_behind(run_tmpdir) is None
+
+
+def test_a_file_whose_name_is_not_utf8_is_built_with_the_rest_and_the_other_ports_reported(tmp_path):
+    """git carries file names of any bytes: the build's key reads them as bytes, so the port builds
+    and passes, with the file copied into its build, and the Python port beside it is reported."""
+    root = tmp_path / "ports"
+    folder = compiled_port(root, "bytes", '["cc", "-O2", "-o", "{binary}", "hanoi.c"]')
+    (folder / os.fsdecode(b"notes-\xff.txt")).write_bytes(b"not UTF-8 in its name\n")
+    (root / "python").symlink_to(ROOT / "python")
+    cache = tmp_path / "cache"
+    done, report = compare_json(tmp_path, "--n", "3", "--method", "recursive", root=root, env={"HANOI_CACHE": str(cache)})
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {cell["port"]: cell["outcome"] for cell in report["cells"]} == {"bytes": "pass", "python": "pass"}
+    [copied] = (cache / "builds" / "bytes").glob("*/build")
+    assert (copied / os.fsdecode(b"notes-\xff.txt")).read_bytes() == b"not UTF-8 in its name\n"

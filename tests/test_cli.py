@@ -286,3 +286,42 @@ def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
     assert child.exitstatus == 0, output
     assert "2/2" in output  # the bar's last count, drawn before it is cleared
     assert "All 2 cells that ran pass and agree" in output
+
+
+TMPDIR_MESSAGES = {
+    "missing": "which does not exist: the run and every program it starts keep their temporary files there",
+    "a-file": "which is not a folder: the run and every program it starts keep their temporary files there",
+}
+
+
+@pytest.mark.parametrize("kind", TMPDIR_MESSAGES)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("compare", "--n", "2", "--isolation", "sandbox"),
+        ("compare", "--n", "2"),
+        ("run", "sql", "recursive", "--n", "2"),
+        ("list",),
+        ("bench", "--n", "2", "--port", "cpp", "--repeat", "1"),
+    ],
+    ids=["sandbox", "subprocess", "run-in-postgresql", "list", "bench-a-build"],
+)
+def test_a_tmpdir_that_cannot_be_used_is_the_runs_named_error_and_nothing_starts(tmp_path, kind, command):
+    """The sandbox mounts TMPDIR, and every program the run starts (a port, a compiler, the embedded
+    PostgreSQL) gets it as its own: one that is missing, or a file, is the run's error, saying so,
+    with exit 1, before any cell; no port, server or build is started, and no cell is skipped."""
+    tmpdir = tmp_path / "tmp"
+    if kind == "a-file":
+        tmpdir.write_text("not a folder\n")
+    cache = tmp_path / "cache"
+    done = harness(*command, tmpdir=tmpdir, env={"HANOI_CACHE": str(cache)})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == f"Error: TMPDIR is {tmpdir}, {TMPDIR_MESSAGES[kind]}; make it a folder you may write, or unset it\n"
+    assert done.stdout == ""
+    assert not cache.exists()
+    assert kind == "a-file" or not tmpdir.exists()
+
+
+def test_doctor_says_the_sandbox_cannot_run_with_a_tmpdir_that_does_not_exist(tmp_path):
+    done = harness("doctor", tmpdir=tmp_path / "missing")
+    assert f"sandbox      UNAVAILABLE: TMPDIR is {tmp_path / 'missing'}, which does not exist" in done.stdout, done.stdout

@@ -7,11 +7,12 @@ import shutil
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, harness, suite
 from harness.discover import Built, discover, load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
 from harness.normalise import LineReader
+from harness.patterns import never_matches
 
 GOOD = """\
 methods = ["binary", "recursive", "cyclic"]
@@ -127,6 +128,32 @@ def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
     (folder / "language.toml").write_bytes(GOOD.replace("[output]", 'summary = "caf\xe9"\n[output]', 1).encode("latin-1"))
     port = load_port(folder / "language.toml")
     assert port.manifest_error is not None and "language.toml: not UTF-8 text: byte 0xe9 at offset" in port.manifest_error
+
+
+def test_a_manifest_over_a_mebibyte_is_that_ports_problem_before_it_is_read(tmp_path):
+    port = port_from(tmp_path, GOOD + "# " + "x" * (1 << 20) + "\n")
+    assert port.manifest_error is not None and port.manifest_error.endswith("language.toml: larger than 1024 KiB, the most a manifest may be")
+
+
+@pytest.mark.parametrize("depth", [51, 3000])
+def test_a_pattern_nested_past_the_bound_is_that_ports_problem_and_the_proof_stays_bounded(tmp_path, depth):
+    pattern = "(" * depth + r"(?P<src>\d) (?P<dst>\d)" + ")" * depth
+    port = port_from(tmp_path, GOOD.replace(r"(?P<src>\d) (?P<dst>\d)", pattern))
+    assert port.manifest_error is not None and f"nests its groups {depth + 1} deep; at most 50" in port.manifest_error
+    assert len(port.manifest_error) < 400
+    assert never_matches(pattern) is None  # the standard library's parser recurses past its limit: not judged, and no error
+    assert never_matches("(" * 49 + "a^" + ")" * 49) == f"'^' or '\\A' comes after text the pattern reads first ({HINT})"
+
+
+def test_every_command_lists_the_other_ports_beside_a_manifest_nested_thousands_deep(tmp_path):
+    root = suite(tmp_path, "deep-array", "deep-groups", real=("python",))
+    for command in (["list", "--format", "plain"], ["compare", "--n", "2", "--format", "plain"], ["run", "python", "recursive", "--n", "1"]):
+        done = harness("--root", str(root), *command)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.returncode == (0 if command[0] == "run" else 1), done.stdout + done.stderr
+        assert "python" in done.stdout or done.stdout == "1 0 2\n"
+    listed = harness("--root", str(root), "list", "--format", "plain").stdout
+    assert "deep-array: ; manifest problem: " in listed and "arrays or tables nested too deeply to read" in listed
 
 
 def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):

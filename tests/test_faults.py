@@ -233,6 +233,8 @@ def test_a_disc_number_in_another_scripts_digits_is_an_error(run):
         ("nul-in-command", "'command' and 'build' may not hold a NUL character"),
         ("sql-unknown-placeholder", "'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder}"),
         ("misspelt-require", "unknown key 'require'; the keys here are summary, methods"),
+        ("deep-array", "deep-array/language.toml: arrays or tables nested too deeply to read"),
+        ("deep-groups", "deep-groups/language.toml: pattern '" + "(" * 120 + "'… (5,917 more characters) nests its groups 3001 deep; at most 50"),
     ],
 )
 def test_a_manifest_fault_is_an_error_on_that_ports_cells_only(run, port, problem):

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import time
 
+import docker
 import pytest
 
 from conftest import (
@@ -30,6 +32,7 @@ from conftest import (
     valid_report,
 )
 from harness.discover import MANIFEST, load_port
+from harness.images import PORT_LABEL, image_name
 from harness.limits import Limits
 from harness.runners.modes.container import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.runners.modes.sandbox import sandboxed
@@ -289,3 +292,36 @@ def test_a_program_missing_from_its_image_is_a_crash_quoting_the_engine(tmp_path
     assert (cell["outcome"], cell["reason"]) == ("error", "crash"), cell
     assert cell["detail"].startswith("exited with code 126 after 0 moves; stderr:"), cell["detail"]
     assert 'exec: "ghost-interpreter": executable file not found' in cell["detail"]
+
+
+HOSTILE_NAMES = ("<svg onload=alert(1)>", "--help", "Bash")
+"""Port folders named what Docker takes in no image's name: markup, an option, capitals."""
+DOCKER_NAME = re.compile("[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*")
+"""A repository's name as Docker's reference grammar allows it (distribution/reference)."""
+
+
+@pytest.mark.parametrize("name", [*HOSTILE_NAMES, "python", "py\udcfe", "-", "a" * 300])
+def test_an_images_name_is_one_docker_takes_whatever_the_port_is_called(name):
+    made = image_name(name)
+    assert DOCKER_NAME.fullmatch(made) and len(made) < 100, made
+    assert made == "hanoi-polyglot/python" if name == "python" else made != image_name(name + "x")
+
+
+@pytest.mark.docker
+def test_ports_named_what_no_image_may_be_called_run_in_their_containers(tmp_path, docker_engine, run_tmpdir):
+    root = suite(tmp_path, real=("bash",))
+    for name in HOSTILE_NAMES:
+        shutil.copytree(ROOT / "bash", root / name)
+    done, report = compare_json(tmp_path, "--n", "3", "--method", "recursive,cyclic", "--isolation", "container", root=root, tmpdir=run_tmpdir)
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {(cell["port"], cell["method"], cell["outcome"]) for cell in report["cells"]} == {
+        (port, method, "pass") for port in ("bash", *HOSTILE_NAMES) for method in ("recursive", "cyclic")
+    }
+    assert port_containers(run_tmpdir) == set(), "a port's container outlived the run"
+    client = docker.from_env()
+    try:
+        labelled = {image.labels[PORT_LABEL] for image in client.images.list(filters={"label": PORT_LABEL})}
+    finally:
+        client.close()
+    assert set(HOSTILE_NAMES) <= labelled

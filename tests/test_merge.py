@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import REAL_PORTS, harness, suite, valid_report
+import jsonschema
+import pytest
+
+from conftest import REAL_PORTS, ROOT, harness, suite, valid_report
 from harness.model import METHODS, Shard
+from harness.serialize import schema_error
 
 
 def test_every_cell_is_in_exactly_one_shard_and_always_the_same_one():
@@ -152,3 +156,113 @@ def test_merge_refuses_a_report_without_a_plan_and_a_folder_without_ports(tmp_pa
     nowhere = harness("--root", str(empty), "merge", path)
     assert nowhere.returncode == 2 and "--expect plan" in nowhere.stderr
     assert harness("--root", str(empty), "merge", "--expect", "plan", path).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def one_report(tmp_path_factory) -> dict:
+    """A report of the Python port and a failing fake, n = 2: cells that pass, fail with a diff, and are skipped."""
+    tmp_path = tmp_path_factory.mktemp("merge-input")
+    root = suite(tmp_path, "illegal", real=("python",))
+    path = tmp_path / "report.json"
+    harness("--root", str(root), "compare", "--n", "2", "--json", str(path))
+    return valid_report(json.loads(path.read_text()))
+
+
+def changed(report: dict, where: tuple, value) -> dict:
+    """A deep copy of ``report`` with the value at ``where`` (keys and indices) replaced."""
+    copy = json.loads(json.dumps(report))
+    inner = copy
+    for step in where[:-1]:
+        inner = inner[step]
+    inner[where[-1]] = value
+    return copy
+
+
+HOSTILE_REPORTS = {
+    "nested": ("[" * 100_000 + "]" * 100_000, "not a harness report: its values nest more than 32 deep"),
+    "started-a-number": (("started",), 5, "not a harness report: started is 5, not string"),
+    "digest-a-list": (("cells", 0, "digest"), [], "not a harness report: cells[0].digest is a list of 0 items, not string or null"),
+    "detail-a-number": (("cells", 1, "detail"), 7, "not a harness report: cells[1].detail is 7, not string"),
+    "ten-million-n": (("plan", "n"), [1] * 10_000_000, "not a harness report: plan.n holds 10,000,000 items, not from 0 to 65"),
+    "n-past-64": (("cells", 0, "n"), 65, "not a harness report: cells[0].n is 65, not from 0 to 64"),
+    "empty": ("", "not JSON (Expecting value: line 1 column 1 (char 0))"),
+    "a-list": ("[]", "not a harness report: the report is a list of 0 items, not object"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_REPORTS)
+def test_merge_refuses_a_report_that_breaks_its_schema_naming_the_file_and_the_place(tmp_path, one_report, case):
+    *where, value, problem = HOSTILE_REPORTS[case]
+    path = tmp_path / "hostile.json"
+    path.write_text(value if not where else json.dumps(changed(one_report, where[0], value)))
+    done = harness("merge", "--expect", "plan", str(path), "--json", str(tmp_path / "merged.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"python -m harness merge: {path}: {problem} (see "), line
+    assert done.stdout == "" and not (tmp_path / "merged.json").exists()
+
+
+def test_merge_refuses_a_report_over_32_mib_before_it_reads_it(tmp_path, one_report):
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(changed(one_report, ("cells", 0, "detail"), "x" * (32 << 20))))
+    done = harness("merge", "--expect", "plan", str(path))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"python -m harness merge: {path}: larger than 32 MiB, the most a report may be; it was not read (see "), done.stderr
+
+
+def test_a_long_detail_or_diff_in_a_report_is_cut_where_merge_shows_it(tmp_path, one_report):
+    failed = next(index for index, cell in enumerate(one_report["cells"]) if cell["outcome"] == "fail")
+    report = changed(changed(one_report, ("cells", failed, "detail"), "y" * (4 << 20)), ("cells", failed, "diff"), ["- 1 0 2"] * 100_000)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(report))
+    merged = tmp_path / "merged.json"
+    done = harness("merge", "--expect", "plan", str(path), "--format", "plain", "--json", str(merged))
+    assert done.returncode == 1, done.stderr
+    assert "y" * 8_000 + "'… (4,186,304 more characters)" in done.stdout
+    assert "y" * 8_001 not in done.stdout and len(done.stdout) < 40_000
+    cell = json.loads(merged.read_text())["cells"][failed]
+    assert len(cell["diff"]) == 201 and cell["diff"][-1] == "… and 99,800 more lines"
+
+
+def test_a_plan_of_every_n_for_a_thousand_ports_is_counted_not_held(tmp_path, one_report):
+    ports = [f"port{number}" for number in range(1_000)]
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(changed(changed(one_report, ("plan", "ports"), ports), ("plan", "n"), list(range(65)))))
+    done = harness("merge", "--expect", "plan", str(path), "--format", "plain")
+    assert done.returncode == 1
+    assert f"  … and {1_000 * 4 * 65 - 20} more cells: no report" in done.stdout, done.stdout[-2000:]
+
+
+def schema_paths(value, where=()):
+    """Every place in a report: each key of each object and each index of each list, with what is there."""
+    yield where, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from schema_paths(item, (*where, key))
+
+
+def test_the_harness_reads_the_schema_as_jsonschema_does(one_report):
+    """Every value of a real report replaced by each kind of JSON value, each key removed and one
+    added: the harness's reading of report.schema.json accepts exactly what jsonschema accepts."""
+    validator = jsonschema.Draft202012Validator(json.loads((ROOT / "harness" / "report.schema.json").read_text()))
+    replacements = [None, True, 0, -1, 65, 2.5, "", "x", "1/2", "pass", "2024-01-01T00:00:00Z", [], [0, 1, 2], {}]
+    variants = [one_report]
+    for where, value in schema_paths(one_report):
+        if where:
+            variants += [changed(one_report, where, replacement) for replacement in replacements]
+        if isinstance(value, dict):
+            variants += [changed(one_report, (*where, "unexpected"), 1) if where else {**one_report, "unexpected": 1}]
+            variants += [{key: item for key, item in value.items() if key != dropped} if not where else changed(
+                one_report, where, {key: item for key, item in value.items() if key != dropped}) for dropped in value]
+    disagree = [variant for variant in variants if (schema_error(variant) is None) != validator.is_valid(variant)]
+    assert len(variants) > 2000 and not disagree, [schema_error(variant) for variant in disagree[:3]]
+
+
+def test_the_schema_uses_only_keywords_the_harness_reads():
+    known = {"type", "const", "enum", "pattern", "minimum", "maximum", "maxLength", "required", "properties", "additionalProperties",
+             "propertyNames", "items", "prefixItems", "minItems", "maxItems", "$ref", "$schema", "$id", "$defs", "title", "description"}
+    schema = json.loads((ROOT / "harness" / "report.schema.json").read_text())
+    places = [value for _, value in schema_paths(schema) if isinstance(value, dict)]
+    named = {name for value in places for name in (*value.get("properties", {}), *(value.get("$defs", {})))}
+    used = {key for value in places for key in value} - named
+    assert used <= known, used - known

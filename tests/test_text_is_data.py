@@ -36,9 +36,15 @@ VERSION_SHOWN = r"v1 \x1b[2J\x1b]0;title\x07\x1b]8;;https://example.com/\x1b\lin
 BANNER = b"\x1b[2JHanoi\x1b]0;title\x07\n"
 """A line the titled port prints before its moves, which its manifest ignores."""
 BANNER_SHOWN = r"\x1b[2JHanoi\x1b]0;title\x07"
-NAMES = {"a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\udcff"}
+NAMES = {
+    "a|b": "a|b", "[link=mailto:a]m": "[link=mailto:a]m", ":smile:": ":smile:", "undecodable-\udcff": r"undecodable-\xff",
+    "<img src=x onerror=alert(1)>": "<img src=x onerror=alert(1)>",
+}
 """Folders of sound ports named to mean something to Markdown and to rich, or not UTF-8 (the bytes
-``undecodable-\\xff``, read as a lone surrogate), and each name as the report shows it."""
+``undecodable-\\xff``, read as a lone surrogate), or HTML, and each name as the report shows it: the
+bytes written out."""
+HTML_VERSION = b"<b>1.0</b> & <script>alert(1)</script>\n"
+"""What the marked port's version command prints: HTML, which Markdown must show as text."""
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 """What a report must never hold raw (newlines and tabs may)."""
 COLOUR = re.compile(r"\x1b\[[0-9;]*m")
@@ -77,6 +83,7 @@ def root(tmp_path_factory) -> Path:
     ports = {
         "noisy": (script(programs / "noisy.py", ("stderr", STDERR), then="sys.exit(3)\n"), plain_version),
         "titled": (script(programs / "titled.py", ("stdout", BANNER), then=SOUND), script(programs / "titled_version.py", ("stdout", VERSION))),
+        "marked": (sound, script(programs / "marked_version.py", ("stdout", HTML_VERSION))),
         **dict.fromkeys(NAMES, (sound, plain_version)),
     }
     found = tmp / "ports"
@@ -88,11 +95,30 @@ def root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def compared(root, tmp_path_factory):
-    """One plain compare of every port, with its JUnit and Markdown files."""
+    """One plain compare of every port, with its JSON, JUnit, Markdown and HTML files."""
     files = tmp_path_factory.mktemp("reports")
-    done = harness("--root", str(root), "compare", "--n", "1", "--format", "plain", "--junit", str(files / "j.xml"), "--markdown", str(files / "m.md"))
+    done = harness(
+        "--root", str(root), "compare", "--n", "1", "--format", "plain", "--json", str(files / "r.json"), "--junit", str(files / "j.xml"),
+        "--markdown", str(files / "m.md"), "--html", str(files / "p.html"),
+    )
     assert done.returncode == 1, done.stdout + done.stderr  # noisy errors
+    assert "Traceback" not in done.stderr
     return done, files
+
+
+def test_a_name_that_is_not_utf8_is_its_bytes_written_out_in_the_json_and_the_page(compared):
+    """The folder's name reaches every file as the bytes it is, ``\\xff``: the JSON report is UTF-8
+    that any reader takes, and the page's cells are found by the ids its data gives them."""
+    _, files = compared
+    data = json.loads((files / "r.json").read_bytes().decode("utf-8"))
+    shown = r"undecodable-\xff"
+    assert data["ports"][shown]["problem"] is None
+    assert {cell["id"]: cell["outcome"] for cell in data["cells"] if cell["port"] == shown and cell["outcome"] != "skipped"} == {f"{shown}/recursive/1": "pass"}
+    assert data["plan"]["ports"].count(shown) == 1
+    page = (files / "p.html").read_bytes().decode("utf-8")
+    assert f'data-cell="{shown}/recursive/1"' in page
+    assert 'href="#undecodable-%5Cxff/recursive/1"' in page
+    assert "\\udcff" not in page and "\\udcff" not in (files / "r.json").read_text(encoding="utf-8")
 
 
 def cells(line: str) -> int:
@@ -108,7 +134,7 @@ def test_junit_is_well_formed_and_shows_what_a_port_wrote_to_stderr(compared):
     _, files = compared
     assert not CONTROLS.search((files / "j.xml").read_text(encoding="utf-8"))
     suites = {suite.get("name"): suite for suite in ET.parse(files / "j.xml").getroot()}
-    assert set(suites) == {"noisy", "titled", *NAMES.values(), "agreement"}
+    assert set(suites) == {"noisy", "titled", "marked", *NAMES.values(), "agreement"}
     [error] = suites["noisy"].iter("error")
     assert error.get("type") == "crash"
     assert STDERR_SHOWN in error.get("message", "")
@@ -155,11 +181,20 @@ def test_markdown_rows_keep_their_cells_on_one_line(root, compared):
     for markdown, columns in ((report, 6), (listed, 4)):
         assert not CONTROLS.search(markdown)
         rows = table_rows(markdown)
-        assert len(rows) == 2 + 2 + len(NAMES), markdown  # header, rule, noisy, titled and NAMES
+        assert len(rows) == 2 + 3 + len(NAMES), markdown  # header, rule, noisy, titled, marked and NAMES
         assert [cells(row) for row in rows] == [columns] * len(rows), markdown
     assert "| a\\|b |" in report
     assert "| `a\\|b/` |" in listed
     assert VERSION_SHOWN.replace("\\", "\\\\") in report
+
+
+def test_markdown_shows_html_in_names_and_versions_as_text(compared):
+    """GitHub's Markdown takes HTML in a table cell as HTML: a port's name and version reach it as text."""
+    _, files = compared
+    report = (files / "m.md").read_text(encoding="utf-8")
+    assert "<img" not in report and "<b>" not in report and "<script>" not in report
+    assert "| &lt;img src=x onerror=alert(1)&gt; | Python 3 |" in report
+    assert "| marked | &lt;b&gt;1.0&lt;/b&gt; &amp; &lt;script&gt;alert(1)&lt;/script&gt; |" in report
 
 
 def test_run_shows_the_ports_lines_and_detail_as_escapes(root):
