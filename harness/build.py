@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from harness.discover import SHOWN_BUILD, Built, Port, Program, fill
+from harness.discover import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.errors import BuildFailed, Interrupted
 from harness.runners.base import Runner
 from harness.runners.process import PortProcess, StderrKeeper
@@ -32,6 +33,7 @@ FOLDER_NAME = "build"
 DONE_NAME = "done"
 """In a cache entry: the program, the private build folder, and the mark of a build that finished."""
 LOCK_POLL_SECONDS = 0.1
+COPY_BLOCK = 1 << 20
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
@@ -59,7 +61,11 @@ def build(
     share its failure; another harness building the same is waited for too."""
     if not program.build:
         return None
-    entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain)
+    deadline = time.monotonic() + timeout
+    try:
+        entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, deadline)
+    except TimeoutError:
+        raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
     built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
     with _locks_guard:
         lock = _locks.setdefault(entry, threading.Lock())
@@ -69,7 +75,7 @@ def build(
         if not (entry / DONE_NAME).is_file():
             try:
                 steps = commands(program, method, n, built.at(inside) if inside else built)
-                _build(port.folder, entry, built, steps, start, timeout)
+                _build(port.folder, entry, built, steps, start, timeout, deadline)
             except BuildFailed as error:
                 _failures[entry] = str(error)
                 raise
@@ -81,14 +87,14 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
     return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
-def _key(port: Port, program: Program, method: str, n: int, toolchain: str) -> str:
+def _key(port: Port, program: Program, method: str, n: int, toolchain: str, deadline: float) -> str:
     """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
     and the port's every file; any name as the bytes it is (repr() writes out what UTF-8 cannot hold)."""
     digest = hashlib.sha256(os.fsencode(toolchain))
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
         digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())
-    digest.update(port.source_digest.encode())
+    digest.update(port.source_digest(deadline).encode())
     return digest.hexdigest()[:24]
 
 
@@ -122,19 +128,33 @@ def _held(path: Path, timeout: float) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float) -> None:
-    """Copy the port's folder into a fresh build folder, run the build there, and mark it done; or
-    leave nothing of it behind."""
+def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float, deadline: float) -> None:
+    """Copy the port's folder into a fresh build folder, run the build there, and mark it done, all
+    before ``deadline``, the end of the build's ``timeout`` seconds; or leave nothing of it behind."""
     shutil.rmtree(entry, ignore_errors=True)  # a build that did not finish, in a run that was killed
     entry.mkdir(parents=True)
     try:
-        shutil.copytree(source, built.folder, symlinks=True)
-        run_commands(steps, built.folder, start, timeout)
+        shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
+        run_commands(steps, built.folder, start, timeout, deadline)
         require_program(steps, built.binary.is_file)
         (entry / DONE_NAME).touch()
     except BaseException:
         shutil.rmtree(entry, ignore_errors=True)
         raise
+
+
+def _copy(source: str, target: str, *, deadline: float) -> str:
+    """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes
+    (which copytree, collecting only OSErrors, lets through at once)."""
+    with open(source, "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
+        while block := reading.read(COPY_BLOCK):
+            writing.write(block)
+            try:
+                past(deadline)
+            except TimeoutError:
+                raise BuildFailed("copying the port's folder for the build ran past its time (--build-timeout)") from None
+    shutil.copystat(source, target)
+    return target
 
 
 def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], bool]) -> None:
@@ -144,10 +164,10 @@ def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], b
         raise BuildFailed(f"the build finished with exit code 0 but made no program at {{binary}}: {steps[-1][1]}")
 
 
-def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: StartCommand, timeout: float) -> None:
-    """Run the build's commands in order in ``folder``, all within ``timeout`` seconds, stopping at
-    the first that fails: :class:`BuildFailed` saying which and how, in the compiler's words."""
-    deadline = time.monotonic() + timeout
+def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: StartCommand, timeout: float, deadline: float) -> None:
+    """Run the build's commands in order in ``folder``, all before ``deadline`` (the end of the
+    build's ``timeout`` seconds), stopping at the first that fails: :class:`BuildFailed` saying which
+    and how, in the compiler's words."""
     for argv, shown in steps:
         left = deadline - time.monotonic()
         if left <= 0:

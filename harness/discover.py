@@ -7,13 +7,13 @@ so a misspelt one is an error too, not a silent default.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 import shutil
 import string
 import threading
+import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,10 +173,10 @@ def fill(parts: tuple[str, ...], method: str, n: int, built: Built | None = None
 READ_BLOCK = 1 << 20
 
 
-def tree_digest(folder: Path) -> str:
+def tree_digest(folder: Path, deadline: float | None = None) -> str:
     """sha256 of every file below ``folder``, names and bytes, read in blocks so that memory stays
     flat however large a file is; a symbolic link counts as where it points. Names are taken as the
-    bytes they are, UTF-8 or not."""
+    bytes they are, UTF-8 or not. TimeoutError once ``deadline`` (on the monotonic clock) passes."""
     digest = hashlib.sha256()
     for path in sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink()):
         digest.update(os.fsencode(path.relative_to(folder)) + b"\0")
@@ -186,8 +186,16 @@ def tree_digest(folder: Path) -> str:
             with path.open("rb") as source:
                 while block := source.read(READ_BLOCK):
                     digest.update(block)
+                    past(deadline)
         digest.update(b"\0")
+        past(deadline)
     return digest.hexdigest()
+
+
+def past(deadline: float | None) -> None:
+    """Raise TimeoutError once ``deadline`` has passed: a long read of a port's files stops there."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise TimeoutError
 
 
 @dataclass(frozen=True)
@@ -202,12 +210,16 @@ class Port:
     manifest_error: str | None = None
     """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
 
-    @functools.cached_property
-    def source_digest(self) -> str:
-        """The digest of every file below the port's folder, read once however many cells need it:
-        what a build may read, so a change anywhere in it makes a new build."""
+    def source_digest(self, deadline: float | None = None) -> str:
+        """The digest of every file below the port's folder, read once however many cells need it
+        (TimeoutError if that takes past ``deadline``): what a build may read, so a change anywhere in
+        it makes a new build."""
         with _DIGEST_LOCK:
-            return tree_digest(self.folder)
+            digest = self.__dict__.get("_source_digest")
+            if digest is None:
+                digest = tree_digest(self.folder, deadline)
+                object.__setattr__(self, "_source_digest", digest)  # a port is frozen; its digest is worked out once
+            return str(digest)
 
     def program(self, method: str) -> Program:
         """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""

@@ -99,13 +99,19 @@ class Gate:
         cell's --timeout) for them all, however many there are."""
         deadline = time.monotonic() + min(self.settings.timeout, VERSION_SECONDS)
         asks = [(port, requirement) for port in ports if not port.query for requirement in port.requires]
-        with ThreadPoolExecutor(max_workers=min(len(asks) + 1, MAX_ASKED)) as pool:
+        pool = ThreadPoolExecutor(max_workers=min(len(asks) + 1, MAX_ASKED))
+        try:
             asked = {
                 port.name: {"postgresql": pool.submit(self._server_version)} if port.query
                 else {requirement.executable: pool.submit(self._version, port, requirement, deadline) for requirement in port.requires}
                 for port in ports
             }
             return {name: {executable: answer.result() for executable, answer in answers.items()} for name, answers in asked.items()}
+        except BaseException:  # Ctrl-C: the version commands end now, not at their deadline
+            self.stop_all()
+            raise
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _version(self, port: Port, requirement: Requirement, deadline: float) -> tuple[str | None, str]:
         if self.walls.host_interpreters and shutil.which(requirement.executable) is None:
@@ -143,5 +149,7 @@ class Gate:
     def __enter__(self) -> Gate:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, failed: type[BaseException] | None, *exc_info: object) -> None:
+        if failed is not None:  # Ctrl-C or an error: whatever still runs ends now
+            self.stop_all()
         self.close()

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 
 import pytest
 
 from conftest import ROOT
-from harness.discover import load_port
+from harness.discover import load_port, tree_digest
 from harness.evaluate import evaluate
-from harness.model import Outcome
+from harness.model import Outcome, Reason
+from harness.settings import Settings
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")
 
@@ -56,3 +58,29 @@ def test_a_compile_error_is_the_cells_error_and_nothing_is_kept(tmp_path, monkey
     assert re.search(r"error: .undeclared. was not declared in this scope", cell.detail)
     assert evaluate(port, "cyclic", 2).outcome is Outcome.PASS
     assert len(builds(tmp_path / "cache")) == 1
+
+
+def port_with_a_large_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("HANOI_CACHE", str(tmp_path / "cache"))
+    shutil.copytree(ROOT / "cpp", tmp_path / "cpp")
+    (tmp_path / "cpp" / "data.bin").write_bytes(b"\0" * (8 << 20))
+    return load_port(tmp_path / "cpp" / "language.toml")
+
+
+def test_reading_the_ports_files_for_the_builds_key_is_within_the_build_timeout(tmp_path, monkeypatch):
+    """The build's key reads every file of the port's folder: that reading is part of the build's time."""
+    port = port_with_a_large_file(tmp_path, monkeypatch)
+    with pytest.raises(TimeoutError):
+        tree_digest(port.folder, deadline=time.monotonic() - 1)
+    cell = evaluate(port, "recursive", 3, Settings(build_timeout=1e-6))
+    assert (cell.outcome, cell.reason) == (Outcome.ERROR, Reason.BUILD)
+    assert cell.detail == "reading the port's files for the build ran past its 1e-06 s (--build-timeout)"
+
+
+def test_copying_the_ports_folder_for_the_build_is_within_the_build_timeout(tmp_path, monkeypatch):
+    port = port_with_a_large_file(tmp_path, monkeypatch)
+    port.source_digest()  # read once already: the copy alone runs out of time
+    cell = evaluate(port, "recursive", 3, Settings(build_timeout=1e-6))
+    assert (cell.outcome, cell.reason) == (Outcome.ERROR, Reason.BUILD)
+    assert cell.detail == "copying the port's folder for the build ran past its time (--build-timeout)"
+    assert not any((tmp_path / "cache" / "builds").rglob("data.bin")), "a build that ran out of time leaves nothing"

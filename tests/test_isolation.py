@@ -325,3 +325,9 @@ def test_ports_named_what_no_image_may_be_called_run_in_their_containers(tmp_pat
     finally:
         client.close()
     assert set(HOSTILE_NAMES) <= labelled
+
+
+def test_each_private_folder_of_the_sandbox_is_bounded_in_size(tmp_path):
+    argv = sandboxed(["true"], tmp_path, readable=[tmp_path], size=32 << 20)
+    tmpfs = [index for index, part in enumerate(argv) if part == "--tmpfs"]
+    assert tmpfs and all(argv[index - 2:index] == ["--size", str(32 << 20)] for index in tmpfs), argv

@@ -435,3 +435,66 @@ def test_a_version_command_runs_within_the_walls_and_leaves_nothing(tmp_path, mo
         assert (said, written) == ("hostile 1.0 token=none", False)
     if mode == "container":
         assert port_containers(run_tmpdir) == set()
+
+
+MOVES_OUTPUT = r"""
+[output]
+patterns = ['(?P<disk>\d+) (?P<src>\d) (?P<dst>\d)']
+pegs = ["0", "1", "2"]
+"""
+SLOW_VERSIONS = 60
+
+
+def slow_versions_port(tmp_path: Path) -> Path:
+    """A port with SLOW_VERSIONS version commands that each take a minute: its program prints no move,
+    right for n = 0."""
+    folder = tmp_path / "ports" / "slow-versions"
+    folder.mkdir(parents=True)
+    requires = "".join(
+        f'\n[[requires]]\nexecutable = "sh"\nversion = ["sh", "-c", "sleep 60; echo never {number}"]\n' for number in range(SLOW_VERSIONS)
+    )
+    (folder / MANIFEST).write_text(
+        'command = ["sh", "-c", "true", "slow-versions", "{n}"]\nmethods = ["binary"]\n' + requires + MOVES_OUTPUT
+    )
+    return folder.parent
+
+
+def test_slow_version_commands_end_with_the_runs_time_for_them(tmp_path, run_tmpdir):
+    """However many there are, the version commands of a run are asked at once, within one bound (the
+    --timeout, and 10 s at most), and those still running then are ended: nothing is left running."""
+    root = slow_versions_port(tmp_path)
+    started = time.monotonic()
+    done = harness("--root", str(root), "compare", "--n", "0", "--timeout", "5", tmpdir=run_tmpdir)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert took < 20, f"the run took {took:.1f} s"
+
+
+def test_ctrl_c_ends_the_version_commands_too(tmp_path, run_tmpdir):
+    root = slow_versions_port(tmp_path)
+    run = harness_process("--root", str(root), "list", tmpdir=run_tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert _until(lambda: len(started_in(run_tmpdir)) > SLOW_VERSIONS / 2, 30)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert _until(lambda: not started_in(run_tmpdir), 5), started_in(run_tmpdir)
+
+
+@needs_bubblewrap
+def test_the_sandboxs_private_folders_hold_no_more_than_the_memory_cap(tmp_path, run_tmpdir):
+    """Files in the sandbox's /tmp are memory: where a control group holds the cell, they are charged
+    to it; where samples of the port's processes do (which count no file), the folder itself holds
+    at most --memory. Either way, 64 MB written a megabyte at a time stops at 32M."""
+    folder = tmp_path / "ports" / "fills-tmp"
+    folder.mkdir(parents=True)
+    (folder / MANIFEST).write_text(
+        'command = ["python3", "-c", "out = open(\'/tmp/ballast\', \'wb\')\\nfor _ in range(64): out.write(bytes(1 << 20))", "{n}"]\n'
+        'methods = ["binary"]\n'
+        + MOVES_OUTPUT
+    )
+    _, report = compare_json(
+        tmp_path, "--n", "0", "--method", "binary", "--isolation", "sandbox", "--memory", "32M", root=folder.parent, tmpdir=run_tmpdir,
+    )
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) in (("error", "limit"), ("error", "crash")), cell
+    assert "used more than 32 MiB of memory" in cell["detail"] or "No space left on device" in cell["detail"], cell

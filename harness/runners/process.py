@@ -297,13 +297,19 @@ class StderrKeeper:
             self._dropped += 1
 
     def text(self) -> str:
-        """What was kept, once the stream has ended."""
+        """What was kept, once the stream has ended, or EXIT_GRACE_SECONDS from now if it has not: a
+        process that escaped its cell and holds the stream open keeps no one waiting."""
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(EXIT_GRACE_SECONDS)
+            if self._thread.is_alive():
+                return self._kept()
         if self._partial_bytes:
             self._line(self._partial, self._partial_bytes)
             self._partial, self._partial_bytes = b"", 0
-        lines = self._head + ([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []) + self._tail
+        return self._kept()
+
+    def _kept(self) -> str:
+        lines = [*self._head, *([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []), *self._tail]
         return b"\n".join(lines).decode("utf-8", "replace").rstrip()
 
 

@@ -45,7 +45,9 @@ class SandboxWalls(Walls):
         the harness, as root, makes the sandbox, and the program in it becomes that user, with no
         capability left, before it starts."""
         dropped = run_as(job.user, job.argv)
-        argv = sandboxed(dropped, job.folder, readable=[job.port.folder, *job.reads], writable=job.writes, own_users=dropped is job.argv)
+        argv = sandboxed(
+            dropped, job.folder, readable=[job.port.folder, *job.reads], writable=job.writes, own_users=dropped is job.argv, size=self.limits.memory,
+        )
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment)
@@ -73,20 +75,25 @@ def sandbox_problem() -> str | None:
     return f"{BWRAP} cannot make a sandbox here ({said}); {USER_NAMESPACES}"
 
 
-def sandboxed(argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = (), own_users: bool = True) -> list[str]:
+def sandboxed(  # noqa: PLR0913
+    argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = (), own_users: bool = True, size: int | None = None,
+) -> list[str]:
     """The command under bubblewrap, run in ``folder``: it sees the machine read-only, ``readable``
     (the port's folder, its build) where they are and read-only too, ``writable`` (a build's own
     folder) where it is and writable, a private /tmp (and TMPDIR) of its own, empty /run and
     /var/run (no host's socket: the Docker engine's, D-Bus), no network, no other process. With
     ``own_users`` False, the sandbox keeps the machine's users, so that a command run in it as root
-    can become another of them (setpriv), which a user namespace of its own would not map."""
+    can become another of them (setpriv), which a user namespace of its own would not map. Each
+    private folder holds at most ``size`` bytes: its files are memory, which no sample of the
+    program's processes counts."""
     private = [Path("/tmp"), *(run for run in RUNTIME_FOLDERS if run.is_dir() and not run.is_symlink())]
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir and Path(tmpdir) != Path("/tmp"):
         private.append(Path(tmpdir))
     shown = [*readable, *writable]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
-    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, ("--tmpfs", str(path))) for path in [*private, *sealed]]
+    bounded = ("--size", str(size)) if size else ()
+    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, (*bounded, "--tmpfs", str(path))) for path in [*private, *sealed]]
     binds: list[tuple[Path, tuple[str, ...]]] = [
         *((path, ("--ro-bind", str(path), str(path))) for path in readable),
         *((path, ("--bind", str(path), str(path))) for path in writable),
