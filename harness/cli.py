@@ -646,9 +646,12 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         task = progress.add_task("cells", total=len(settings.plan.cells()))
         if gate.database is not None:
             gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
-        with ThreadPoolExecutor(max_workers=1) as aside:
+        aside = ThreadPoolExecutor(max_workers=1)
+        try:
             about = aside.submit(_about, ports, gate)
             cells = evaluate_all(ports, settings, gate, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
+        finally:  # stopped, the run waits for none of it; else for it below
+            aside.shutdown(wait=False)
     infos, checkout, where = about.result()
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     _publish(report, Outputs.given(given))

@@ -110,7 +110,7 @@ def test_a_port_that_replaces_a_schema_of_the_same_name_changes_only_its_own_cel
     and the processes it tries to end and the role it tries to take are not its to touch."""
     _, _, _, cells, _ = hostile_run
     for cell in only(cells, "saboteur"):
-        assert (cell["outcome"], cell["reason"]) == ("fail", "violation"), cell
+        assert (cell["outcome"], cell["reason"]) == ("fail", "violation"), cell["detail"]
 
 
 @pytest.mark.parametrize("port", ["stubborn", "spoofed-backend"])

@@ -22,7 +22,7 @@ import hashlib
 import re
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,7 +38,7 @@ from harness.runners.base import WAITS
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, Deadline, cannot_connect, connect_seconds, server_address
 from harness.runners.postgres.query import CANCEL_GRACE, QueryStream
 from harness.runners.postgres.servers import Container, Embedded, Existing, Server
-from harness.runners.process import HARNESS, alive
+from harness.runners.process import HARNESS, POLL_SECONDS, alive
 from harness.runners.walls import Walls
 
 ROLE_PREFIX = "hanoi_"
@@ -103,15 +103,27 @@ class Database:
     def dsn(self, timeout: float = CONNECT_TIMEOUT) -> str:
         """The administrator's connection string, starting the server the first time, which then has
         about ``timeout`` seconds to answer; :class:`Unavailable` if it cannot be had."""
-        with self._lock:
-            if self._closing:
-                raise Unavailable("the run is closing: no server starts now")
+        with self._held():
             if self._dsn is None and self._unavailable is None:
                 self._start(timeout)
             if self._unavailable:
                 raise Unavailable(self._unavailable)
             assert self._dsn is not None
             return self._dsn
+
+    @contextlib.contextmanager
+    def _held(self) -> Iterator[None]:
+        """The lock that starting the server and making a port's role hold, waited for only while the
+        run is not closing: a start under way never holds up the end of the run."""
+        while not self._lock.acquire(timeout=POLL_SECONDS):
+            if self._closing:
+                raise Unavailable("the run is closing: no server starts now")
+        try:
+            if self._closing:
+                raise Unavailable("the run is closing: no server starts now")
+            yield
+        finally:
+            self._lock.release()
 
     def warm(self, ports: list[Port], timeout: float) -> None:
         """Start the server and make the ports' roles now, in the background, within ``timeout`` (a
@@ -179,7 +191,7 @@ class Database:
         ``timeout`` seconds; :class:`Unavailable` if that cannot be done."""
         dsn = self.dsn(timeout)
         assert port.query is not None
-        with self._lock:
+        with self._held():
             if port.name not in self._roles:
                 try:
                     role = self._make_role(dsn, port, timeout)
@@ -328,19 +340,19 @@ class Database:
         server the run did not start, drop the roles and their databases too), and stop a server this
         run started."""
         self._halt_all()
-        with self._lock:
-            if not self._started:
-                return
-            self._started = False
-            roles = list(self._made)
-            try:
-                if self._dsn and isinstance(self.backend, Existing) and not self._unavailable:
-                    # A run being stopped ends within LEAVE_SECONDS, whatever the server does.
-                    leaving = threading.Thread(target=_leave, args=(self._dsn, dict(self._backends), roles), daemon=True)
-                    leaving.start()
-                    leaving.join(LEAVE_SECONDS if self._interrupted else None)
-            finally:
-                self.backend.stop()
+        with self._guard:
+            started, self._started = self._started, False
+        if not started:
+            return
+        # Not under the lock a start under way holds: stopping the server ends that start too.
+        try:
+            if self._dsn and isinstance(self.backend, Existing) and not self._unavailable:
+                # A run being stopped ends within LEAVE_SECONDS, whatever the server does.
+                leaving = threading.Thread(target=_leave, args=(self._dsn, dict(self._backends), list(self._made)), daemon=True)
+                leaving.start()
+                leaving.join(LEAVE_SECONDS if self._interrupted else None)
+        finally:
+            self.backend.stop()
 
     def __enter__(self) -> Database:
         return self

