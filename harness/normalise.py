@@ -115,7 +115,8 @@ class OutputStream:
         block = next(self._blocks, None)
         if block is None:
             return False
-        self._buffer = self._buffer[self._at:] + block
+        left = len(self._buffer) - self._at  # what is still unread is copied once, with the block
+        self._buffer = b"".join((memoryview(self._buffer)[self._at:], block)) if left else block
         self._at = 0
         return True
 
@@ -176,7 +177,6 @@ class LineReader:
 
     def finish(self) -> None:
         """Lines hold nothing back: there is never a move left half read."""
-
     def _move(self, match: re.Match[str]) -> Move:
         disk = match["disk"] if "disk" in match.re.groupindex else None
         return Move(None if disk is None else _disk(disk), _peg(self._pegs, match["src"]), _peg(self._pegs, match["dst"]))
@@ -271,6 +271,16 @@ class DrawingReader:
         self._drawings = 0
         self.top_first = True
         """A drawing's row shows a tower's discs from the top, left to right."""
+
+    def between_moves(self) -> bool:
+        """Whether the next line begins the drawing after a move: the first drawing has been read,
+        and no row of the next is."""
+        return self._towers is not None and not self._rows
+
+    def skip(self, moves: int, towers: Towers) -> None:
+        """``moves`` drawings were taken without reading them, and ``towers`` is what the last shows."""
+        self._towers = towers
+        self._drawings += moves
 
     def read(self, line: str) -> list[Move]:
         """The move a drawing shows, at the blank line that ends it; none for the lines before."""
