@@ -5,13 +5,14 @@ processes from the shell, at a small n and at large ones, taking turns. Subtract
 takes out what either costs whatever n (the harness's start, the port's), so what is left is what
 printing and reading the moves cost: the harness's growth over the port's is how much longer the
 moves take to verify than to print. The harness's peak memory (its resident set, from ``wait4``)
-is shown at each n too.
+is shown too.
 
     benchmarks/pipe.py                      # inside the virtual environment, from the checkout
     benchmarks/pipe.py --repeat 9
 
-The cells are the C++ port's (the fastest): the recursive method at n = 0, 10, 24 and 26, one move
-a line, and the cyclic method at n = 2 and 12, drawings. Each program is built first as the harness
+The cells are the C++ port's (the fastest): the recursive method at n = 0, 24 and 26, one move a
+line, and the cyclic method at n = 2 and 12, drawings; and the harness's peak memory for the
+recursive method at n = 10 beside n = 26. Each program is built first as the harness
 builds it, and every command runs once untimed before the timed runs.
 """
 
@@ -24,8 +25,9 @@ import shlex
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from startup import timed  # this folder's: each command timed the same way
 
 from harness.discover import load_port
 from harness.isolation import Isolation
@@ -33,8 +35,10 @@ from harness.isolation import Isolation
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = str(Path(sys.executable).with_name("harness"))
 MAX_MOVES = "100000000"
-CELLS = {"recursive": (0, [10, 24, 26]), "cyclic": (2, [12])}
+CELLS = {"recursive": (0, [24, 26]), "cyclic": (2, [12])}
 """Each method's small n, and the larger ones measured against it."""
+MEMORY_N = (10, 26)
+"""The recursive method's n whose peak memory is compared: flat in n, they are the same."""
 
 
 def port_command(method: str, n: int) -> str:
@@ -42,16 +46,6 @@ def port_command(method: str, n: int) -> str:
     port = load_port(ROOT / "cpp" / "language.toml")
     program = port.program(method)
     return shlex.join(program.argv(method, n, Isolation().build(port, program, method, n, seconds=600)))
-
-
-def timed(argv: list[str]) -> float:
-    """The seconds one run of ``argv`` took, as the shell sees it; a failed run stops the benchmark."""
-    started = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    seconds = time.perf_counter() - started
-    if done.returncode:
-        sys.exit(f"{shlex.join(argv)} exited with {done.returncode}: {done.stderr.decode(errors='replace')[-500:]}")
-    return seconds
 
 
 def main() -> None:
@@ -62,17 +56,16 @@ def main() -> None:
     commands: dict[tuple[str, int, str], list[str]] = {}
     for method, (small, large) in CELLS.items():
         for n in (small, *large):
-            compare = [HARNESS, "compare", "--n", str(n), "-l", "cpp", "-m", method, "--max-moves", MAX_MOVES, "--format", "plain"]
-            commands[(method, n, "compare")] = compare
+            commands[(method, n, "compare")] = _compare(method, n)
             commands[(method, n, "devnull")] = ["sh", "-c", f"exec {port_command(method, n)} > /dev/null"]
             commands[(method, n, "pipe")] = ["sh", "-c", f"{port_command(method, n)} | cat > /dev/null"]
     load = os.getloadavg()[0]
     for argv in commands.values():
-        timed(argv)
+        timed(argv, ROOT)
     runs: dict[tuple[str, int, str], list[float]] = {key: [] for key in commands}
     for _ in range(repeat):
         for key, argv in commands.items():
-            runs[key].append(timed(argv))
+            runs[key].append(timed(argv, ROOT))
     peaks = {key: _peak(argv) for key, argv in commands.items() if key[2] == "compare"}
     median = {key: statistics.median(seconds) for key, seconds in runs.items()}
     print(f"{platform.node()}: {os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
@@ -88,6 +81,12 @@ def main() -> None:
             port = median[(method, n, "pipe")] - median[(method, small, "pipe")]
             harness = median[(method, n, "compare")] - median[(method, small, "compare")]
             print(f"{method}, n = {small} to {n}: the port grows {port:.3f} s, compare {harness:.3f} s, {harness / port:.2f} times as much")
+    low, high = (_peak(_compare("recursive", n)) for n in MEMORY_N)
+    print(f"the harness's peak memory, recursive: {low:.1f} MiB at n = {MEMORY_N[0]}, {high:.1f} MiB at n = {MEMORY_N[1]}")
+
+
+def _compare(method: str, n: int) -> list[str]:
+    return [HARNESS, "compare", "--n", str(n), "-l", "cpp", "-m", method, "--max-moves", MAX_MOVES, "--format", "plain"]
 
 
 def _figure(seconds: list[float]) -> str:
