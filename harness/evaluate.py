@@ -22,6 +22,7 @@ from harness.expect import DrawingWording, LineWording, Plan, Wording
 from harness.isolation import Isolation
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import DrawingReader, OutputStream, reader, text
+from harness.patterns import literal
 from harness.run import PortProcess
 from harness.runner import Runner
 from harness.settings import CellKey, Settings
@@ -161,17 +162,24 @@ class _Reading:
         self._expected: Iterator[Move] = iter(())
         self._expired: Callable[[], bool] = lambda: False
         self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
+        self._units: collections.deque[bytes | None] = collections.deque()  # each pending move's own bytes, where known
 
     @staticmethod
     def _wording(output: Output, plan: Plan) -> Wording | None:
-        """The bytes a port's output must hold, where they can be known in advance: a move a line, as the
-        port was seen to write each; or drawings, as the reader reads them, with no line the manifest
-        ignores (an ignored line is no row) and peg names that read back as themselves."""
-        if output.format == "lines" and output.separator is None:
+        """The bytes a port's output must hold, where they can be known in advance: moves, as the port
+        was seen to write each, one a line or split at a separator that is a plain text (a pattern
+        could match across two moves' bytes), where each line ignored is a plain text too, without
+        the separator (so it is never some moves' pieces, cut where the reading cuts a long line);
+        or drawings, as the reader reads them, with no line the manifest ignores (an ignored line
+        is no row) and peg names that can be filled in."""
+        if output.format != "lines":
+            return DrawingWording(plan, output.pegs) if output.format == "drawings" and not output.ignore and DrawingWording.takes(output.pegs) else None
+        if output.separator is None:
             return LineWording(plan)
-        if output.format == "drawings" and not output.ignore and DrawingWording.takes(output.pegs):
-            return DrawingWording(plan, output.pegs)
-        return None
+        separator, ignored = literal(output.separator.pattern), [literal(pattern.pattern) for pattern in output.ignore]
+        if not separator or any(text is None or separator in text for text in ignored):
+            return None
+        return LineWording(plan, separator.encode(), {text.encode() for text in ignored if text is not None})
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a fault is found and the diff around it is complete,
@@ -257,7 +265,6 @@ class _Reading:
 
     def _next(self, expected: Move | None) -> bool:
         """Read the output's next move and walk it beside ``expected``; False when reading stops."""
-        raw = None  # the line the move came from, when it is the only move of its line
         while not self._pending:
             raw = self.stream.line()
             if raw is None:  # the output ended before ``expected``, which belongs to the diff
@@ -268,7 +275,7 @@ class _Reading:
             if self.on_line:
                 self.on_line(line)
             try:
-                self._pending.extend(self.reader.read(line))
+                moves = self.reader.read(line)
             except OutOfTime:
                 self._expired()  # marks the cell timed out
                 self.read_all = False
@@ -276,7 +283,11 @@ class _Reading:
             except (Unreadable, Violation) as error:
                 self._stop_reading(error)
                 return False
-        move = self._pending.popleft()
+            self._pending.extend(moves)
+            wording = self.wording
+            units = wording.units(raw, len(moves), self.stream.within_line) if isinstance(wording, LineWording) else None
+            self._units.extend(units or [None] * len(moves))
+        move, unit = self._pending.popleft(), self._units.popleft()
         if self.finding is None:
             try:
                 move = self.board.play(move)
@@ -286,8 +297,8 @@ class _Reading:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
-                if isinstance(self.wording, LineWording) and raw is not None and move == expected:
-                    self.wording.learn(move, raw + b"\n")
+                if isinstance(self.wording, LineWording) and unit is not None and move == expected:
+                    self.wording.learn(move, unit)
         if not self.divergence.feed(move, expected) and self.finding:
             self.read_all = False
             return False

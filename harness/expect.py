@@ -11,7 +11,7 @@ differ does the board need to replay them, to explain.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
 from harness.model import PEGS, Move, Piece, Rules, Transfer
 
@@ -89,22 +89,44 @@ def _tail(rules: Rules, transfer: Transfer, most: int) -> tuple[Move, ...]:
 
 
 class LineWording:
-    """How a port that prints a move a line writes each move, learnt from the lines it printed that
-    read as exactly that move, and the bytes it must therefore print for a whole piece."""
+    """How a port that prints moves as lines, or as pieces of lines cut at a ``separator``, writes
+    each move, learnt from the lines or pieces it printed that read as exactly that move, and the
+    bytes it must therefore print for a whole piece of the solution."""
 
-    lines = 1
-    """Lines a move takes."""
-
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, separator: bytes | None = None, ignored: Set[bytes] = frozenset()) -> None:
         self._plan = plan
+        self.separator = separator
+        self._ignored = ignored
+        """Whole lines the manifest ignores: a piece that is one is never a move's own bytes."""
+        self.lines = 0 if separator else 1
+        """Lines a move takes: one, or, with a separator, none (a piece of a line, which goes on)."""
         self._units: dict[Move, bytes] = {}
         self._texts: dict[Transfer, bytes] = {}
         self._longest = 1
 
+    def units(self, raw: bytes, moves: int, cut: bool) -> list[bytes | None] | None:
+        """Each move's own bytes in ``raw``, a line or, ``cut`` at a separator, a part of one, that
+        read as ``moves`` moves: a line and its line ending, or a piece and the separator after it
+        (not the last piece of a line, which a line ending follows, nor one that alone would be a
+        line ignored). None where they cannot be told apart: pieces the reader skipped, or bytes
+        that are not the text it read."""
+        if self.separator is None:
+            return [raw + b"\n"] if moves == 1 else None
+        pieces = raw.split(self.separator)
+        if len(pieces) != moves or raw.endswith(b"\r") or not _utf8(raw):
+            return None
+        units: list[bytes | None] = [None if piece in self._ignored else piece + self.separator for piece in pieces]
+        if not cut:
+            units[-1] = None
+        return units
+
     def learn(self, move: Move, unit: bytes) -> None:
-        """``unit`` (a line with its line ending) was read as ``move``; the first way seen is kept."""
-        if move not in self._units:
+        """``unit`` was read as ``move``. The latest way seen is kept: a port may write a move another
+        way at first (the first piece of a line that opens a printed list), and the stretches built
+        from the old way are built anew."""
+        if self._units.get(move) != unit:
             self._units[move] = unit
+            self._texts.clear()
             self._longest = max(self._longest, len(unit))
 
     def fits(self, moves: int) -> bool:
@@ -123,6 +145,14 @@ class LineWording:
         if text is not None and text == (canonical := self._plan.canonical(piece)):
             self._texts[piece] = text = canonical
         return text
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 _BEFORE = (b"\x01", b"\x02", b"\x03")

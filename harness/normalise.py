@@ -53,15 +53,24 @@ class OutputStream:
         self.lines = 0
         """The number of the line being read: how many lines have been begun."""
 
+    @property
+    def within_line(self) -> bool:
+        """Whether what was taken last left its line unfinished: a piece cut at a separator."""
+        return self._mid_line
+
     def take(self, expected: bytes, lines: int) -> bool:
-        """Take ``expected`` (``lines`` whole lines) if the output goes on with exactly those bytes."""
+        """Take ``expected`` if the output goes on with exactly those bytes: ``lines`` whole lines, or,
+        with none, a part of a line that goes on after it."""
         while len(self._buffer) - self._at < len(expected):
             if not self._more():
                 return False
         if not self._buffer.startswith(expected, self._at):
             return False
         self._at += len(expected)
-        self.lines += lines
+        if lines:
+            self.lines += lines
+        else:
+            self._begin(ends=False)
         return True
 
     def line(self) -> bytes | None:
