@@ -172,8 +172,10 @@ class _Reading:
         the separator (so it is never some moves' pieces, cut where the reading cuts a long line);
         or drawings, as the reader reads them, with no line the manifest ignores (an ignored line
         is no row) and peg names that can be filled in."""
-        if output.format != "lines":
-            return DrawingWording(plan, output.pegs) if output.format == "drawings" and not output.ignore and DrawingWording.takes(output.pegs) else None
+        if output.format == "drawings":
+            return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
+        if output.format != "lines":  # states: only the manifest's patterns can tell what a tower's text reads as
+            return None
         if output.separator is None:
             return LineWording(plan)
         separator, ignored = literal(output.separator.pattern), [literal(pattern.pattern) for pattern in output.ignore]
