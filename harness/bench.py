@@ -8,6 +8,9 @@ its query). The harness's own throughput is then measured on the same output, ca
 read back through the very code ``compare`` uses. Last, the cell runs as a user runs it:
 ``harness compare`` as a whole process, from its start to its exit; and the start-up, what the
 harness adds to a run of the port whatever n, is that at the smallest n less the port alone there.
+Where the port is a program run here (not a query, not in a container), it is also timed with its
+output going straight to /dev/null: what printing costs it when nobody reads, beside what a reader
+of the pipe, any reader, must wait for.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ class BenchCell:
     status: BenchStatus = BenchStatus.TIMED
     detail: str = ""
     runs: list[Run] = field(default_factory=list)
+    """The port alone, its output read through a pipe by a sink that only counts it."""
+    to_devnull: list[float] = field(default_factory=list)
+    """Wall seconds of the port alone with its output going to /dev/null, where it can be run so."""
     harness_seconds: float | None = None
     through_compare: list[float] = field(default_factory=list)
     """Wall seconds of ``harness compare`` of this one cell, as a whole process: what a user waits for."""
@@ -102,6 +108,18 @@ class BenchCell:
     def harness_moves_per_second(self) -> float | None:
         """The harness's reading speed on the port's output."""
         return self.moves / self.harness_seconds if self.harness_seconds else None
+
+    @property
+    def devnull_seconds(self) -> float | None:
+        """The median wall time of the port alone, writing to /dev/null."""
+        return statistics.median(self.to_devnull) if self.to_devnull else None
+
+    @property
+    def reading_ratio(self) -> float | None:
+        """The harness's reading time over the port's own time through a pipe: under 1, the
+        harness reads the output faster than the port prints it."""
+        alone = self.median("wall")
+        return self.harness_seconds / alone if alone and self.harness_seconds else None
 
     @property
     def compare_seconds(self) -> float | None:
@@ -169,7 +187,11 @@ class _Timer:
         program = port.program(cell.method)
         try:
             self._run(port, program, cell)  # warm-up: caches, the build, the server's plan
-            cell.runs = [self._run(port, program, cell) for _ in range(self.repeat)]
+            for _ in range(self.repeat):  # in turns, so that both see the machine alike
+                cell.runs.append(self._run(port, program, cell))
+                seconds = self._to_devnull(port, program, cell)
+                if seconds is not None:
+                    cell.to_devnull.append(seconds)
             expected = METHODS[cell.method].optimal_count(cell.n)
             if _counted(program) and cell.moves != expected:
                 raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
@@ -178,8 +200,8 @@ class _Timer:
                 run.moves = moves
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
-        except (CellError, BenchError, OSError, psycopg.Error) as error:
-            cell.status, cell.detail, cell.runs = BenchStatus.ERROR, str(error), []
+        except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
+            cell.status, cell.detail, cell.runs, cell.to_devnull = BenchStatus.ERROR, str(error), [], []
 
     def _through_compare(self, port: Port, bench_cell: BenchCell) -> float:
         """One run of ``harness compare`` of the cell, in these settings, timed as the shell sees it."""
@@ -207,6 +229,22 @@ class _Timer:
             through = statistics.median(self._through_compare(port, small) for _ in range(self.repeat))
             self._startups[key] = max(through - alone, 0.0)
         return self._startups[key]
+
+    def _to_devnull(self, port: Port, program: Program, bench_cell: BenchCell) -> float | None:
+        """One run of the port's own program through the gate, as its cells run, its output sent to
+        /dev/null by the shell that starts it, timed from its start to its end; None for a query,
+        which prints to the harness whatever it does."""
+        if program.query is not None:
+            return None
+        started = time.perf_counter()
+        with self.gate.start(port, bench_cell.method, bench_cell.n, self.settings, discard=True) as runner:
+            for _ in runner.output():
+                pass
+            finish = runner.finish()
+        seconds = time.perf_counter() - started
+        if finish.failure or finish.timed_out or finish.limit:
+            raise BenchError(f"the port, writing to /dev/null, {finish.failure or finish.limit or 'timed out'}")
+        return seconds
 
     def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
         """Run the cell once through the runner ``compare`` uses, its output going to a counting sink
@@ -282,6 +320,7 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str
             _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–", _figure(cell.startup),
         )
     console.print(table)
+    console.print(_reading_table(cells))
     console.print(
         f"[dim]{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}, "
         f"commit {machine['commit']}, --isolation {machine.get('isolation', 'subprocess')}[/]", highlight=False
@@ -290,8 +329,32 @@ def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str
         console.print(f"[dim]{literal(port)}: {literal(', '.join(v or k for k, v in found.items()))}[/]", highlight=False)
 
 
+def largest(cells: Sequence[BenchCell]) -> list[BenchCell]:
+    """Each port and method's timed cell at its largest n, in the order of the cells."""
+    timed = [cell for cell in cells if cell.status is BenchStatus.TIMED]
+    top = {(cell.port, cell.method): cell for cell in sorted(timed, key=lambda cell: cell.n)}
+    return [cell for cell in timed if top[(cell.port, cell.method)] is cell]
+
+
+def _reading_table(cells: Sequence[BenchCell]) -> Table:
+    """At each port and method's largest n: the port alone to /dev/null and through a pipe, the
+    harness's reading of the same output, and how its time compares with the port's."""
+    table = Table(title="The harness's reading beside the port, at each port and method's largest n", title_justify="left")
+    columns = ("port", "method", "n", "moves", "to /dev/null s", "through a pipe s", "reading s", "reading moves/s", "reading / pipe")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("port", "method") else "right")
+    for cell in largest(cells):
+        table.add_row(
+            literal(cell.port), cell.method, str(cell.n), f"{cell.moves:,}", _figure(cell.devnull_seconds), _figure(cell.median("wall")),
+            _figure(cell.harness_seconds), _rate(cell.harness_moves_per_second), f"{cell.reading_ratio:.2f}" if cell.reading_ratio else "–",
+        )
+    return table
+
+
 def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> dict[str, Any]:
-    """The figures as data: every run, the machine and the versions they come from."""
+    """The figures as data: every run, the machine and the versions they come from; ``largest_n``
+    marks each port and method's cell at its largest n."""
+    top = largest(cells)
     return {
         "harness": __version__,
         "machine": machine,
@@ -305,7 +368,9 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
                 "wall_median": cell.median("wall"), "wall_range": cell.spread("wall"),
                 "cpu_median": cell.median("cpu"), "peak_mb_median": cell.median("peak_mb"),
                 "moves_per_second": cell.moves_per_second,
+                "devnull_runs": cell.to_devnull, "devnull_median": cell.devnull_seconds,
                 "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
+                "reading_ratio": cell.reading_ratio, "largest_n": cell in top,
                 "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
                 "startup_seconds": cell.startup,
             }
@@ -315,8 +380,9 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
 
 
 def plot_bench(file: BinaryIO, form: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -> None:
-    """Median wall time against n on a log scale, one panel a method, one line a port, written to
-    ``file`` as ``form`` (svg or png)."""
+    """Median wall time against n on a log scale, one panel a method, one line a port: the port alone
+    through a pipe (solid), and the harness's reading of its output (dashed); written to ``file`` as
+    ``form`` (svg or png)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -327,15 +393,17 @@ def plot_bench(file: BinaryIO, form: str, cells: Sequence[BenchCell], machine: d
     for axis, method in zip(axes[0], methods):
         timed = [cell for cell in cells if cell.method == method and cell.status is BenchStatus.TIMED]
         for port in dict.fromkeys(cell.port for cell in timed):
-            points = sorted((cell.n, cell.median("wall")) for cell in timed if cell.port == port)
-            axis.plot([n for n, _ in points], [wall for _, wall in points], marker="o", label=port)
+            points = sorted((cell.n, cell.median("wall"), cell.harness_seconds) for cell in timed if cell.port == port)
+            line, = axis.plot([n for n, _, _ in points], [wall for _, wall, _ in points], marker="o", label=port)
+            read = [(n, seconds) for n, _, seconds in points if seconds]
+            axis.plot([n for n, _ in read], [seconds for _, seconds in read], marker="x", linestyle="--", color=line.get_color())
         axis.set_yscale("log")
         axis.set_title(method)
         axis.set_xlabel("discs (n)")
         axis.grid(True, which="both", alpha=0.3)
         if timed:
             axis.legend(fontsize="small")
-    axes[0][0].set_ylabel("median wall time (s), log scale")
+    axes[0][0].set_ylabel("seconds, log scale: port (solid), harness reading (dashed)")
     figure.suptitle(f"hanoi-polyglot: {machine['cpu']}, {machine['cores']} cores", fontsize="small")
     figure.tight_layout()
     figure.savefig(file, format=form)

@@ -12,19 +12,16 @@ from harness.model import METHODS, Cell, Move, Outcome, Parting
 
 CONTEXT = 3
 DIGEST_BATCH = 4096
-TEXTS_KEPT = 1 << 18
-"""Stretches of canonical text kept unhashed at most: mostly references to texts the plan shares."""
 
 
 class StreamDigest:
-    """sha256 of the canonical moves, one per line. Moves come one by one or as whole stretches of
-    canonical text; the text is kept by reference and hashed only when the digest is asked for (a
-    cell that printed exactly the reference never needs it) or when much has piled up."""
+    """sha256 of the canonical moves, one per line, hashed as they come: one by one, gathered in
+    batches, or as whole stretches of canonical text. Hashing beside the reading keeps it off the
+    verdict's path: the port is still printing while its moves so far are hashed."""
 
     def __init__(self) -> None:
         self._hash = hashlib.sha256()
         self._pending: list[str] = []
-        self._texts: list[bytes] = []
 
     def update(self, move: Move) -> None:
         """One move more."""
@@ -35,25 +32,17 @@ class StreamDigest:
     def update_text(self, canonical: bytes) -> None:
         """Many moves at once, already as canonical lines."""
         self._gather()
-        self._texts.append(canonical)
-        if len(self._texts) >= TEXTS_KEPT:
-            self._hash_texts()
+        self._hash.update(canonical)
 
     def hexdigest(self) -> str:
         """The digest of every move so far."""
         self._gather()
-        self._hash_texts()
         return self._hash.hexdigest()
 
     def _gather(self) -> None:
         if self._pending:
-            self._texts.append(("\n".join(self._pending) + "\n").encode())
+            self._hash.update(("\n".join(self._pending) + "\n").encode())
             self._pending.clear()
-
-    def _hash_texts(self) -> None:
-        for text in self._texts:
-            self._hash.update(text)
-        self._texts.clear()
 
 
 def _same(actual: Move, expected: Move | None) -> bool:
@@ -84,10 +73,10 @@ class Divergence:
         self.count = 0
         self.at: int | None = None
 
-    def agree(self, moves: Sequence[Move]) -> None:
-        """Moves known to be the reference's own, taken at once."""
-        self.count += len(moves)
-        self._before.extend(moves[-CONTEXT:])
+    def agree(self, count: int, last: Sequence[Move]) -> None:
+        """``count`` moves known to be the reference's own, taken at once; ``last``, the last few of them."""
+        self.count += count
+        self._before.extend(last[-CONTEXT:])
 
     def feed(self, move: Move, expected: Move | None) -> bool:
         """Take the cell's next move beside the reference's (None past its end); False once the

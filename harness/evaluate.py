@@ -13,18 +13,25 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from harness.compare import Divergence, StreamDigest
-from harness.discover import Port, Program
+from harness.compare import CONTEXT, Divergence, StreamDigest
+from harness.discover import Output, Port, Program
 from harness.environment import SECRETS
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
-from harness.expect import STRETCH_MOVES, Plan, Wording, reference_digest
+from harness.expect import DrawingWording, LineWording, Plan, Wording
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
-from harness.normalise import OutputStream, reader, text
+from harness.normalise import DrawingReader, OutputStream, reader, text
+from harness.patterns import literal
 from harness.settings import CellKey, Settings
 from harness.verify import Board
 
 INTERRUPT_CHECK_SECONDS = 0.2
+SLOW_STRETCH_MOVES = 4096
+"""Read line by line, the reference is unfolded this many moves at a time, so the cell's time is
+checked between them."""
+MISSES = 64
+"""Single moves whose bytes may differ from those expected, yet read as the expected move, before
+a port is read line by line for the rest of its cell."""
 DEFAULTS = Settings()
 
 LineSink = Callable[[str], None]
@@ -81,11 +88,11 @@ def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineS
     reading.judge(finish, settings.timeout)
 
 
-def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes]) -> Cell:
+def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes], fast: bool = True) -> Cell:
     """Read and verify output captured earlier, exactly as a cell's is: the harness's own share of
-    the work, without the port's."""
+    the work, without the port's (``fast=False``: every line read, as the slow path alone reads it)."""
     cell = Cell(port.name, method, n)
-    reading = _Reading(cell, port.program(method), None, None, None)
+    reading = _Reading(cell, port.program(method), None, None, None, fast)
     reading.read(blocks, lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell
@@ -113,25 +120,51 @@ def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple
 
 class _Reading:
     """A cell's output as it arrives, checked against the reference. Where the port's own bytes for a
-    stretch of the reference are known (:class:`~harness.expect.Wording`), the output is compared
-    with them at memory speed; elsewhere each line is read, played on the board, digested and
-    walked beside the reference, which explains any difference."""
+    stretch of the reference can be known (:class:`~harness.expect.LineWording`,
+    :class:`~harness.expect.DrawingWording`), the output is compared with them at memory speed;
+    elsewhere each line is read, played on the board, digested and walked beside the reference, which
+    explains any difference. ``fast=False`` reads every line, as the slow path alone would."""
 
-    def __init__(self, cell: Cell, program: Program, on_line: LineSink | None, on_move: MoveSink | None, deadline: float | None) -> None:
+    def __init__(
+        self, cell: Cell, program: Program, on_line: LineSink | None, on_move: MoveSink | None, deadline: float | None,
+        fast: bool = True,
+    ) -> None:
         rules = METHODS[cell.method]
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
         self.plan = Plan(rules, cell.n)
         shown = on_line is not None or on_move is not None
-        one_a_line = program.output.format == "lines" and program.output.separator is None
-        self.wording = Wording(self.plan) if one_a_line and not shown else None
+        self.wording = self._wording(program.output, self.plan) if fast and not shown else None
         self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
         self.separator = program.output.separator
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
         self.read_all = True
+        self.taken = 0
+        """Moves taken whole by comparing bytes, not read line by line."""
+        self._misses = 0
         self._expected: Iterator[Move] = iter(())
         self._expired: Callable[[], bool] = lambda: False
         self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
+        self._units: collections.deque[bytes | None] = collections.deque()  # each pending move's own bytes, where known
+
+    @staticmethod
+    def _wording(output: Output, plan: Plan) -> Wording | None:
+        """The bytes a port's output must hold, where they can be known in advance: moves, as the port
+        was seen to write each, one a line or split at a separator that is a plain text (a pattern
+        could match across two moves' bytes), where each line ignored is a plain text too, without
+        the separator (so it is never some moves' pieces, cut where the reading cuts a long line);
+        or drawings, as the reader reads them, with no line the manifest ignores (an ignored line
+        is no row) and peg names that can be filled in."""
+        if output.format == "drawings":
+            return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
+        if output.format != "lines":  # states: only the manifest's patterns can tell what a tower's text reads as
+            return None
+        if output.separator is None:
+            return LineWording(plan)
+        separator, ignored = literal(output.separator.pattern), [literal(pattern.pattern) for pattern in output.ignore]
+        if not separator or any(text is None or separator in text for text in ignored):
+            return None
+        return LineWording(plan, separator.encode(), {text.encode() for text in ignored if text is not None})
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a fault is found and the diff around it is complete,
@@ -159,6 +192,10 @@ class _Reading:
             while self._next(None):
                 pass
 
+    def _hopeful(self) -> bool:
+        """Whether whole stretches may still be taken: the bytes are known, and nothing has differed."""
+        return self.wording is not None and self.divergence.at is None and self.finding is None
+
     def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
         """The reference moves that must be read a line at a time. While the output can be matched
         with the port's own bytes, whole stretches are taken at once; a stretch that cannot be (a
@@ -171,34 +208,48 @@ class _Reading:
                 self.read_all = False
                 return
             piece = stack.pop()
-            fast = self.wording is not None and self.divergence.at is None and self.finding is None
+            hopeful = self._hopeful()
             if isinstance(piece, Move):
-                if not (fast and self._take(piece)):
+                if not (hopeful and self._take(piece)):
                     yield piece
-            elif piece[0] and not (fast and plan.count(piece) <= STRETCH_MOVES and self._take(piece)):
-                if fast or plan.count(piece) > STRETCH_MOVES:
+            elif piece[0]:
+                count = plan.count(piece)
+                if hopeful and self.wording is not None and self.wording.fits(count) and self._take(piece):
+                    continue
+                if hopeful or count > SLOW_STRETCH_MOVES:
                     stack.extend(reversed(split(*piece)))
                 else:
-                    yield from plan.moves(piece)
+                    yield from plan.rules.unfold(piece)
 
     def _take(self, piece: Piece) -> bool:
-        """Take a whole piece at once if the output goes on with exactly the port's bytes for it."""
+        """Take a whole piece at once if the output goes on with exactly the port's bytes for it. A
+        port whose single moves keep differing from the bytes expected (it writes a move two ways)
+        is read line by line from then on."""
         assert self.wording is not None
-        text = self.wording.text(piece)
-        moves = self.plan.moves(piece)
-        if text is None or not self.stream.take(text, len(moves)):
+        drawn = self.reader if isinstance(self.reader, DrawingReader) else None
+        if self._pending or (drawn and not drawn.between_moves()):
+            return False
+        text = self.wording.text(piece, self.board.pegs)
+        count = 1 if isinstance(piece, Move) else self.plan.count(piece)
+        if text is None or not self.stream.take(text, count * self.wording.lines):
+            if text is not None and isinstance(piece, Move):
+                self._misses += 1
+                if self._misses >= MISSES:
+                    self.wording = None
             return False
         if isinstance(piece, Move):
             self.board.play(piece)
         else:
-            self.board.skip(piece, len(moves))
+            self.board.skip(piece, count)
+        if drawn:
+            drawn.skip(count, [tuple(reversed(peg)) for peg in self.board.pegs])
         self.digest.update_text(self.plan.canonical(piece))
-        self.divergence.agree(moves)
+        self.divergence.agree(count, self.plan.tail(piece, CONTEXT))
+        self.taken += count
         return True
 
     def _next(self, expected: Move | None) -> bool:
         """Read the output's next move and walk it beside ``expected``; False when reading stops."""
-        raw = None  # the line the move came from, when it is the only move of its line
         while not self._pending:
             raw = self.stream.line()
             if raw is None:  # the output ended before ``expected``, which belongs to the diff
@@ -209,7 +260,7 @@ class _Reading:
             if self.on_line:
                 self.on_line(line)
             try:
-                self._pending.extend(self.reader.read(line))
+                moves = self.reader.read(line)
             except OutOfTime:
                 self._expired()  # marks the cell timed out
                 self.read_all = False
@@ -217,7 +268,11 @@ class _Reading:
             except (Unreadable, Violation) as error:
                 self._stop_reading(error)
                 return False
-        move = self._pending.popleft()
+            self._pending.extend(moves)
+            wording = self.wording
+            units = wording.units(raw, len(moves), self.stream.within_line) if isinstance(wording, LineWording) else None
+            self._units.extend(units or [None] * len(moves))
+        move, unit = self._pending.popleft(), self._units.popleft()
         if self.finding is None:
             try:
                 move = self.board.play(move)
@@ -227,8 +282,8 @@ class _Reading:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
-                if self.wording and raw is not None and move == expected:
-                    self.wording.learn(move, raw)
+                if isinstance(self.wording, LineWording) and unit is not None and move == expected:
+                    self.wording.learn(move, unit)
         if not self.divergence.feed(move, expected) and self.finding:
             self.read_all = False
             return False
@@ -275,8 +330,7 @@ class _Reading:
             except Unreadable as error:
                 cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}"
                 return
-            exact = self.divergence.at is None and cell.moves == self.plan.rules.optimal_count(cell.n)
-            cell.digest = reference_digest(self.plan.rules, cell.n) if exact else self.digest.hexdigest()
+            cell.digest = self.digest.hexdigest()
             try:
                 self.board.finish(top_first=self.reader.top_first is True)
             except Violation as error:

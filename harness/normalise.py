@@ -53,15 +53,24 @@ class OutputStream:
         self.lines = 0
         """The number of the line being read: how many lines have been begun."""
 
+    @property
+    def within_line(self) -> bool:
+        """Whether what was taken last left its line unfinished: a piece cut at a separator."""
+        return self._mid_line
+
     def take(self, expected: bytes, lines: int) -> bool:
-        """Take ``expected`` (``lines`` whole lines) if the output goes on with exactly those bytes."""
+        """Take ``expected`` if the output goes on with exactly those bytes: ``lines`` whole lines, or,
+        with none, a part of a line that goes on after it."""
         while len(self._buffer) - self._at < len(expected):
             if not self._more():
                 return False
         if not self._buffer.startswith(expected, self._at):
             return False
         self._at += len(expected)
-        self.lines += lines
+        if lines:
+            self.lines += lines
+        else:
+            self._begin(ends=False)
         return True
 
     def line(self) -> bytes | None:
@@ -115,7 +124,8 @@ class OutputStream:
         block = next(self._blocks, None)
         if block is None:
             return False
-        self._buffer = self._buffer[self._at:] + block
+        left = len(self._buffer) - self._at  # what is still unread is copied once, with the block
+        self._buffer = b"".join((memoryview(self._buffer)[self._at:], block)) if left else block
         self._at = 0
         return True
 
@@ -176,7 +186,6 @@ class LineReader:
 
     def finish(self) -> None:
         """Lines hold nothing back: there is never a move left half read."""
-
     def _move(self, match: re.Match[str]) -> Move:
         disk = match["disk"] if "disk" in match.re.groupindex else None
         return Move(None if disk is None else _disk(disk), _peg(self._pegs, match["src"]), _peg(self._pegs, match["dst"]))
@@ -271,6 +280,16 @@ class DrawingReader:
         self._drawings = 0
         self.top_first = True
         """A drawing's row shows a tower's discs from the top, left to right."""
+
+    def between_moves(self) -> bool:
+        """Whether the next line begins the drawing after a move: the first drawing has been read,
+        and no row of the next is."""
+        return self._towers is not None and not self._rows
+
+    def skip(self, moves: int, towers: Towers) -> None:
+        """``moves`` drawings were taken without reading them, and ``towers`` is what the last shows."""
+        self._towers = towers
+        self._drawings += moves
 
     def read(self, line: str) -> list[Move]:
         """The move a drawing shows, at the blank line that ends it; none for the lines before."""

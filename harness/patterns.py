@@ -198,3 +198,17 @@ def _in_item(kind: Any, value: Any, char: str) -> bool:
     if kind is sre.RANGE:
         return bool(value[0] <= ord(char) <= value[1])
     return str(value) not in CATEGORIES or re.fullmatch(CATEGORIES[str(value)], char) is not None
+
+
+def literal(pattern: str) -> str | None:
+    """The one text ``pattern`` matches, where it matches nothing else (no class, repeat, choice,
+    anchor or flag, but Unicode's, in Python's parse of it); None for any other pattern."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parsed = sre_parse.parse(pattern)
+    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+        return None
+    if parsed.state.flags != sre.SRE_FLAG_UNICODE or any(op is not sre.LITERAL for op, _ in parsed):
+        return None
+    return "".join(chr(code) for _, code in parsed)

@@ -45,6 +45,15 @@ def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(
             # harness compare as a whole process: its interpreter's start, the port's run and the verdict
             assert len(cell["compare_runs"]) == 2 and cell["compare_median"] > cell["wall_median"] and cell["startup_seconds"] > 0
             assert cell["ratio"] == pytest.approx(cell["compare_median"] / cell["wall_median"])
+            assert cell["reading_ratio"] == pytest.approx(cell["harness_seconds"] / cell["wall_median"])
+            if port == "sql":  # a query prints to the harness, whatever it does
+                assert (cell["devnull_runs"], cell["devnull_median"]) == ([], None)
+            else:
+                assert len(cell["devnull_runs"]) == 2 and cell["devnull_median"] > 0
+        # Each port and method is summed up at its largest n, in a table of its own.
+        assert cells[(port, "recursive", 9)]["largest_n"] and not cells[(port, "recursive", 4)]["largest_n"]
+        assert cells[(port, "cyclic", 4)]["largest_n"]  # its n = 9 is over --max-moves
+    assert "reading / pipe" in done.stdout
     # The start-up is one figure a port and method, whatever n.
     assert cells[("python", "recursive", 4)]["startup_seconds"] == cells[("python", "recursive", 9)]["startup_seconds"]
     # The SQL port's memory and CPU are those of the server process that ran its query.
