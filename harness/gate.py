@@ -59,10 +59,11 @@ class Gate:
         machine's (in a container, the port's image brings its own)."""
         return program.missing() if self.walls.host_interpreters else None
 
-    def start(self, port: Port, method: str, n: int, settings: Settings) -> Runner:
+    def start(self, port: Port, method: str, n: int, settings: Settings, discard: bool = False) -> Runner:
         """The cell running, within the time ``settings`` give a cell and a build: its query in the
         run's PostgreSQL, or its program (built first if it must be) within the walls; a
-        :class:`~harness.errors.CellError` if it cannot be started."""
+        :class:`~harness.errors.CellError` if it cannot be started. With ``discard``, the program's
+        output goes to /dev/null, sent there by the shell that starts it (bench's floor), not read."""
         program = port.program(method)
         if program.query is not None:
             if self.database is None:
@@ -71,6 +72,8 @@ class Gate:
         try:
             built = self.build(port, program, method, n, settings.build_seconds)
             argv = program.argv(method, n, self._seen(built))
+            if discard:
+                argv = ["sh", "-c", 'exec "$@" >/dev/null', "sh", *argv]
             reads = (built.folder.parent,) if built else ()
             return self.walls.start(Job(port, argv, port.folder, settings.timeout, program.stdin(method, n), program.env, reads))
         except OSError as error:  # a cache folder that cannot be written, a port folder that is gone
