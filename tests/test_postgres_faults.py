@@ -217,7 +217,7 @@ def test_the_embedded_server_killed_mid_run_is_an_error_on_its_cells_and_ends_th
     )
     try:
         pid, port, sockets = embedded_server(run_tmpdir)
-        OwnServer(None, f"postgresql://postgres@/postgres?host={sockets}&port={port}", pid).wait_for_query()
+        OwnServer(None, f"postgresql://postgres@/template1?host={sockets}&port={port}", pid).wait_for_query()
         os.kill(pid, signal.SIGKILL)
         out, err = finished(run, TIMEOUT + SLACK + 70)
     finally:

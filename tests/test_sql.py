@@ -66,7 +66,7 @@ def scratch(database):
     """A database of its own on the test server, with a connection that collects NOTICEs."""
     name = f"scratch_{time.monotonic_ns()}"
     with psycopg.connect(database.dsn(), autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE template0")
     dsn = psycopg.conninfo.make_conninfo(database.dsn(), dbname=name)
     with psycopg.connect(dsn, autocommit=True) as connection:
         connection.notices = []

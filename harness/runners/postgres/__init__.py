@@ -93,6 +93,7 @@ class Database:
         self._word = secrets.token_hex(4)
         self._roles: dict[str, Role | str] = {}  # by port: its role, or why it cannot be had
         self._made: list[str] = []  # the roles made for the run, whose files loaded or not
+        self._ready: list[str] = []  # the databases the server has ready for the ports' own
         self._streams: set[QueryStream] = set()
         self._backends: dict[int, str] = {}  # the server processes of the run's queries, and their roles
         self._deadlines: set[Deadline] = set()
@@ -142,6 +143,7 @@ class Database:
         try:
             self._started = True
             dsn = self.backend.start(timeout)
+            self._ready = self.backend.ready()
             host, port = server_address(dsn)
             self.server = f"{self.backend.label} at host {host}, port {port}"
             with WAITS.on(self.server), self._connect(dsn, timeout) as connection:
@@ -218,7 +220,7 @@ class Database:
             failed = "" if may_make else "it may not make roles and databases"
             if may_make:
                 try:
-                    for statement in _making(name, password, dangerous, HARNESS):
+                    for statement in _making(name, password, dangerous, HARNESS, self._ready.pop(0) if self._ready else None):
                         ask(functools.partial(connection.execute, statement))
                         if name not in self._made:  # made, if only in part: dropped at the end all the same
                             self._made.append(name)
@@ -377,10 +379,11 @@ def role_name(port: str, word: str) -> str:
     return f"{ROLE_PREFIX}{shown}_{hashlib.sha256(port.encode('utf-8', 'surrogateescape')).hexdigest()[:6]}_{word}"
 
 
-def _making(name: str, password: str, superuser: bool, owner: str) -> list[sql.Composable]:
+def _making(name: str, password: str, superuser: bool, owner: str, ready: str | None) -> list[sql.Composable]:
     """The statements that make a port's role, which may do nothing beyond its own database, and the
-    database, which it alone owns and may reach. ``superuser``: whether the administrator may hand the
-    database to the role as it is."""
+    database, which it alone owns and may reach: one the server has ``ready``, renamed and handed to
+    the role, or a new one. ``superuser``: whether the administrator may hand the database to the
+    role as it is."""
     role = sql.Identifier(name)
     statements: list[sql.Composable] = [
         sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS").format(role, sql.Literal(password)),
@@ -388,10 +391,14 @@ def _making(name: str, password: str, superuser: bool, owner: str) -> list[sql.C
     ]
     if not superuser:  # a CREATEROLE administrator may hand a database to a role only once it holds it
         statements.append(sql.SQL("GRANT {} TO CURRENT_USER").format(role))
-    statements += [
-        sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role),
-        sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(role),
-    ]
+    if ready is None:  # from template0, which no session holds, as the administrator may hold template1
+        statements.append(sql.SQL("CREATE DATABASE {} OWNER {} TEMPLATE template0").format(role, role))
+    else:
+        statements += [
+            sql.SQL("ALTER DATABASE {} RENAME TO {}").format(sql.Identifier(ready), role),
+            sql.SQL("ALTER DATABASE {} OWNER TO {}").format(role, role),
+        ]
+    statements.append(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(role))
     return statements
 
 

@@ -51,6 +51,11 @@ ADMINISTRATOR = "postgres"
 TEMPLATE_PREFIX = "hanoi-pgtemplate-"
 INITDB_ARGUMENTS = ("--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", ADMINISTRATOR, "--wal-segsize=1", "--no-sync")
 INITDB_TIMEOUT = 120
+READY = "postgres"
+"""The database a cluster the harness makes has as initdb made it, and hands to the first port that
+runs in it: renaming one takes a moment, where making one takes a tenth of a second or more, on
+the run's path to its first SQL cell. The administrator works in template1 instead."""
+WORKROOM = "template1"
 SERVER_USER = "embedded_postgres"
 """The user the embedded server runs as when the harness runs as root (PostgreSQL refuses root)."""
 RUN_SECONDS = 7 * 24 * 3600.0
@@ -83,12 +88,15 @@ class Server(Protocol):
         """The process on this machine that is the server process ``backend`` (a number in the
         server's own process namespace); None where it is not on this machine."""
 
+    def ready(self) -> list[str]:
+        """The databases it has ready for the ports' own, each to be handed to one port's role."""
+
     def stop(self) -> None:
         """Stop it, if the run started it, and remove what it left."""
 
 
 def _socket_conninfo(socket: Path) -> str:
-    return make_conninfo("", host=str(socket), port=PORT_NUMBER, user=ADMINISTRATOR, dbname=ADMINISTRATOR)
+    return make_conninfo("", host=str(socket), port=PORT_NUMBER, user=ADMINISTRATOR, dbname=WORKROOM)
 
 
 def _wait_ready(socket: Path, deadline: float, ended: Callable[[], str | None], label: str) -> None:
@@ -209,6 +217,10 @@ class Embedded:
                     return self._ended
             time.sleep(POLL_SECONDS)
 
+    def ready(self) -> list[str]:
+        """The database initdb made, for the first port."""
+        return [READY]
+
     def host_pid(self, backend: int) -> int | None:
         """The server's process ``backend`` among those the harness started (numbered in the sandbox's namespace there)."""
         runner = self._runner
@@ -282,7 +294,8 @@ def _run(argv: list[str], user: str | None, stopped: threading.Event) -> None:
                 process.wait(POLL_SECONDS / 2)
         if process.poll() is None:
             process.kill()
-        said = process.communicate()[1]
+        assert process.stderr is not None
+        said = process.stderr.read()
     if process.returncode:
         raise subprocess.CalledProcessError(process.returncode, argv, stderr=said)
 
@@ -338,6 +351,10 @@ class Existing:
     def host_pid(self, backend: int) -> int | None:
         """Never here: its processes may be on another machine."""
         return None
+
+    def ready(self) -> list[str]:
+        """None: each port's database is made for the run."""
+        return []
 
     def stop(self) -> None:
         """Nothing to stop: the server is someone else's."""
@@ -416,6 +433,10 @@ class Container:
             return f"is gone ({first_line(error)})"
         words = " | ".join(line.strip() for line in said.decode("utf-8", "replace").splitlines() if line.strip())
         return f"ended with exit code {state['ExitCode']}" + (f": {words}" if words else "")
+
+    def ready(self) -> list[str]:
+        """The database initdb made, for the first port."""
+        return [READY]
 
     def host_pid(self, backend: int) -> int | None:
         """The container's process ``backend``, as this machine numbers it."""
