@@ -30,7 +30,8 @@ from pathlib import Path
 from startup import timed  # this folder's: each command timed the same way
 
 from harness.discover import load_port
-from harness.isolation import Isolation
+from harness.gate import Gate
+from harness.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = str(Path(sys.executable).with_name("harness"))
@@ -45,7 +46,8 @@ def port_command(method: str, n: int) -> str:
     """The C++ port's program for the cell, built as the harness builds it, as a shell word list."""
     port = load_port(ROOT / "cpp" / "language.toml")
     program = port.program(method)
-    return shlex.join(program.argv(method, n, Isolation().build(port, program, method, n, seconds=600)))
+    with Gate(Settings()) as gate:
+        return shlex.join(program.argv(method, n, gate.build(port, program, method, n, seconds=600)))
 
 
 def main() -> None:
