@@ -15,6 +15,7 @@ from typing import Any
 
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
+from harness.discover import Source
 from harness.errors import MergeError, ReportError
 from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, span
 from harness.settings import RunPlan
@@ -73,6 +74,8 @@ class PortInfo:
     methods: tuple[str, ...]
     versions: dict[str, str | None]
     manifest_error: str | None = None
+    sources: tuple[Source, ...] = ()
+    """The documents the port follows, as its manifest names them."""
 
 
 @dataclass
@@ -123,6 +126,10 @@ def to_json(report: Report) -> dict[str, Any]:
         "ports": {
             port.name: {
                 "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.manifest_error,
+                "sources": [
+                    {"title": source.title, "author": source.author, "published": source.published, "terms": source.terms, "methods": list(source.methods)}
+                    for source in port.sources
+                ],
             }
             for port in report.ports
         },
@@ -167,7 +174,7 @@ def from_json(data: Any, source: str) -> Report:
         raise ReportError(f"{source}: schema version {version!r}; this harness reads version {SCHEMA_VERSION}{older}")
     try:
         ports = [
-            PortInfo(name, entry["summary"], tuple(entry["methods"]), dict(entry["versions"]), entry["problem"])
+            PortInfo(name, entry["summary"], tuple(entry["methods"]), dict(entry["versions"]), entry["problem"], _sources_from_json(entry))
             for name, entry in data["ports"].items()
         ]
         cells = [_cell_from_json(entry) for entry in data["cells"]]
@@ -179,6 +186,14 @@ def from_json(data: Any, source: str) -> Report:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ReportError(f"{source}: not a harness report of schema version {SCHEMA_VERSION} ({type(error).__name__}: {error})") from None
+
+
+def _sources_from_json(entry: dict[str, Any]) -> tuple[Source, ...]:
+    """A port's sources; none in a report written before ports named theirs."""
+    return tuple(
+        Source(str(source["title"]), str(source["author"]), str(source["published"]), str(source["terms"]), tuple(map(str, source["methods"])))
+        for source in entry.get("sources", [])
+    )
 
 
 def _plan_from_json(entry: dict[str, Any]) -> RunPlan:

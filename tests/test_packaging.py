@@ -7,32 +7,17 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, checkout_copy
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SHIPPED = ["harness/report.schema.json", "harness/language.schema.json", "harness/web/page.html", "harness/web/page.css", "harness/web/page.js"]
-
-
-def checkout_copy(destination: Path) -> Path:
-    """The files git would commit (tracked, and new ones it does not ignore), copied: a build never writes into the checkout."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True, timeout=60,
-    ).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            (destination / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, destination / name)
-    return destination
 
 
 @pytest.mark.slow
