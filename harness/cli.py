@@ -875,16 +875,17 @@ def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
     Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
     from harness.discover import MANIFEST, load_port
 
-    manifests: list[Path] = []
-    for path in paths or (Path(os.path.relpath(ctx.meta["root"])),):
+    given = paths or (Path(os.path.relpath(ctx.meta["root"])),)
+    manifests: dict[Path, None] = {}  # in order, each once
+    for path in given:
         inside = path / MANIFEST
-        manifests += [path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))
+        manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
-        raise click.UsageError(f"no manifests in {', '.join(map(str, paths or (ctx.meta['root'],)))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_error for port in map(load_port, dict.fromkeys(manifests)) if port.manifest_error]
+        raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
+    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
     for problem in broken:
         click.echo(visible(problem))
-    count = len(dict.fromkeys(manifests))
+    count = len(manifests)
     click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
     _exit(not broken)
 
