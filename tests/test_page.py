@@ -223,7 +223,8 @@ def test_the_page_says_what_each_port_follows(browser, pages):
     """The ports' [[source]] tables: all of them in a section of their own, and, for the cell on the
     board, the documents its method follows."""
     data, files = pages
-    assert [source["title"] for source in data["ports"]["python"]["sources"]] == ["Tower of Hanoi", "The towers of Hanoi", "Cyclic Tower of Hanoi – analysis and implementation"]
+    titles = [source["title"] for source in data["ports"]["python"]["sources"]]
+    assert titles == ["Tower of Hanoi", "The towers of Hanoi", "Cyclic Tower of Hanoi – analysis and implementation"]
     for which in files:
         load(browser, files[which], "#python/recursive/3@0")
         facts = browser.find_element("id", "facts").text.splitlines()
