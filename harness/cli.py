@@ -487,7 +487,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     become_subreaper()
     _sweep_leftovers()
     found = find_root(root)
-    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge")
+    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check")
     if found is None and needs_ports:
         raise click.UsageError(
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
@@ -791,7 +791,7 @@ def show(ports: list[Port], /, port_name: str, method: str, delay: float, **give
 
 @cli.command(name="list", epilog=EXIT_CODES)
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
-@click.option("--verbose", "-v", is_flag=True, help="Also say why a version could not be read.")
+@click.option("--verbose", "-v", is_flag=True, help="Also say what each port follows (its [[source]]), and why a version could not be read.")
 @click.pass_obj
 def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
@@ -820,6 +820,10 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
         render_list(console, form, ports, versions, missing)
         if verbose:
             for port in ports:
+                for source in port.sources:
+                    console.print(literal(f"{port.name} follows {source.cite()}; for {', '.join(source.methods)}"))
+                if not port.sources and not port.manifest_error:
+                    console.print(literal(f"{port.name} names no source: its manifest has no [[source]]"))
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
                     reason = answers[port.name][requirement.executable][1]
                     console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
@@ -917,6 +921,31 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
     if plot_file:
         written &= _write(plot_file, lambda handle: plot_bench(handle, Path(plot_file).suffix[1:].lower(), cells, about), "plot")
     _exit(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
+@click.pass_context
+def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
+    """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
+    reads them, without running, building or asking anything (for a commit hook or an editor).
+    A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
+    Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
+    from harness.discover import MANIFEST, load_port
+
+    given = paths or (Path(os.path.relpath(ctx.meta["root"])),)
+    manifests: dict[Path, None] = {}  # in order, each once
+    for path in given:
+        inside = path / MANIFEST
+        manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
+    if not manifests:
+        raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
+    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
+    for problem in broken:
+        click.echo(visible(problem))
+    count = len(manifests)
+    click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
+    _exit(not broken)
 
 
 @cli.command(name="new-language")

@@ -8,6 +8,8 @@ so a misspelt one is an error too, not a silent default.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 import os
 import re
 import shutil
@@ -33,7 +35,7 @@ MANIFEST_BYTES = 1 << 20
 """The most a manifest may hold: a few hundred bytes is usual."""
 OUTPUT_FORMATS = ("lines", "states", "drawings")
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
-PORT_KEYS = ("summary", "methods", "method", *PROGRAM_KEYS)
+PORT_KEYS = ("summary", "methods", "source", "method", *PROGRAM_KEYS)
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
@@ -45,6 +47,9 @@ PACKAGE_NAMES = {
 }
 """The names each package manager takes (Debian's policy; Homebrew's formulae, in a tap or not): a
 manifest's text reaches an installer only as such a name, never as an option or a command line."""
+SOURCE_KEYS = ("title", "author", "published", "terms", "methods")
+SOURCE_TEXTS = ("title", "author", "published", "terms")
+"""What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
 GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
 """For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 _DIGEST_LOCK = threading.Lock()
@@ -78,6 +83,23 @@ class Requirement:
         """How to install it, for whoever lacks it."""
         ways = [f"Debian: apt-get install {self.debian}"] * bool(self.debian) + [f"macOS: brew install {self.homebrew}"] * bool(self.homebrew)
         return self.install or "; ".join(ways)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A published document whose listings a port follows: its title, its author, where it was
+    published and on what terms, each as far as it is known, and the methods that follow it (all
+    the port's, where the manifest names none)."""
+
+    title: str
+    author: str
+    published: str
+    terms: str
+    methods: tuple[str, ...]
+
+    def cite(self) -> str:
+        """The document in one line, as people read a reference."""
+        return f'"{self.title}", by {self.author}; published: {self.published}; terms: {self.terms}'
 
 
 @dataclass(frozen=True)
@@ -207,6 +229,7 @@ class Port:
     summary: str = ""
     methods: tuple[str, ...] = ()
     programs: dict[str, Program] = field(default_factory=dict)
+    sources: tuple[Source, ...] = ()
     manifest_error: str | None = None
     """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
 
@@ -251,26 +274,57 @@ def discover(root: Path) -> list[Port]:
 
 
 def load_port(manifest: Path) -> Port:
-    """The port a manifest describes, or, if it cannot be used, the port with its manifest error. The
-    port's name is its folder's as the root lists it: a link to a folder elsewhere is a port of the
-    link's name, whatever the folder it leads to is called. The manifest's size is bounded before it
-    is read, and its nesting as it is read: TOML's reader recurses once a level, so arrays or tables
-    nested thousands deep are this port's error, not the run's end."""
+    """The port a manifest describes, or, if it cannot be used, the port with its manifest error,
+    which names the file and, where it can, the line (``path:line: why``). The port's name is its
+    folder's as the root lists it: a link to a folder elsewhere is a port of the link's name, whatever
+    the folder it leads to is called. The manifest's size is bounded before it is read, and its
+    nesting as it is read: TOML's reader recurses once a level, so arrays or tables nested thousands
+    deep are this port's error, not the run's end."""
     name, folder = manifest.parent.name, manifest.parent.resolve()
+    where, text = str(manifest), ""
     try:
         _check_folder(folder)
         with manifest.open("rb") as source:
-            text = source.read(MANIFEST_BYTES + 1)
-        if len(text) > MANIFEST_BYTES:
+            raw = source.read(MANIFEST_BYTES + 1)
+        if len(raw) > MANIFEST_BYTES:
             raise ManifestError(f"larger than {MANIFEST_BYTES >> 10} KiB, the most a manifest may be")
-        return _parse(name, folder, tomllib.loads(text.decode("utf-8")))
+        text = raw.decode("utf-8")
+        return _parse(name, folder, tomllib.loads(text))
     except UnicodeDecodeError as error:
         why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
-    except (OSError, tomllib.TOMLDecodeError, ManifestError) as error:
+        where += ":" + str(error.object.count(b"\n", 0, error.start) + 1)
+    except ManifestError as error:
+        why, line = str(error), manifest_line(text, error)
+        where += f":{line}" * bool(line)
+    except tomllib.TOMLDecodeError as error:
+        why, at = str(error), re.search(r"\(at line (\d+), column \d+\)$", str(error))
+        where += f":{at[1]}" if at else ""
+    except OSError as error:
         why = str(error)
     except RecursionError:
         why = "arrays or tables nested too deeply to read (hundreds of levels, each inside the one before)"
-    return Port(name=name, folder=folder, manifest_error=f"{manifest}: {why}")
+    return Port(name=name, folder=folder, manifest_error=f"{where}: {why}")
+
+
+def manifest_line(text: str, error: ManifestError) -> int | None:
+    """The line of a manifest that an error is about, for ``path:line:`` as editors read it: from
+    the header of the table the error is in (or the top), the line that writes the pattern it
+    quarrels with, else the first that sets or opens the key it names (``key =``, ``a.key =``,
+    ``[key]``, ``[[a.key]]``); None where neither shows."""
+    numbered = list(enumerate(text.splitlines(), 1))
+    if error.table is not None:
+        header = re.compile(rf"\s*\[\[?\s*{re.escape(error.table)}\s*[.\]]")
+        numbered = list(itertools.dropwhile(lambda line: not header.match(line[1]), numbered)) or numbered
+    if error.value is not None:
+        written = (f"'{error.value}'", json.dumps(error.value, ensure_ascii=False))  # a literal string, or a basic one
+        found = next((number for number, line in numbered if any(form in line for form in written)), None)
+        if found is not None:
+            return found
+    if error.key is None:
+        return None
+    name = re.escape(error.key)
+    sets = re.compile(rf"""\s*(?:\[\[?\s*)?(?:[\w"' .-]*\.\s*)?(?:{name}|"{name}"|'{name}')\s*(?:=|\])""")
+    return next((number for number, line in numbered if sets.match(line)), None)
 
 
 def _check_folder(folder: Path) -> None:
@@ -302,13 +356,13 @@ def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
     if not methods or unknown:
-        raise ManifestError(f"'methods' must name some of {', '.join(METHODS)}; unknown: {', '.join(unknown)}")
+        raise ManifestError(f"'methods' must name some of {', '.join(METHODS)}; unknown: {', '.join(unknown)}", "methods")
     overrides = data.get("method", {})
     if not isinstance(overrides, dict) or not all(isinstance(table, dict) for table in overrides.values()):
         raise ManifestError("[method.NAME] must be tables, one for each method that runs differently")
     strays = sorted(set(overrides) - set(methods))
     if strays:
-        raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'")
+        raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'", strays[0])
     for method, table in overrides.items():
         _known(table, PROGRAM_KEYS, f"[method.{method}] ")
     shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
@@ -322,15 +376,37 @@ def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
             programs[method] = default
     summary = data.get("summary", "")
     if not isinstance(summary, str):
-        raise ManifestError("'summary' must be a string")
-    return Port(name=name, folder=folder, summary=summary, methods=methods, programs=programs)
+        raise ManifestError("'summary' must be a string", "summary")
+    sources = _sources(data.get("source", []), methods)
+    return Port(name=name, folder=folder, summary=summary, methods=methods, programs=programs, sources=sources)
+
+
+def _sources(entries: object, methods: tuple[str, ...]) -> tuple[Source, ...]:
+    """The [[source]] tables: what the port follows, each of its facts said, "unknown" where it is not known."""
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise ManifestError("'source' is a list of [[source]] tables, one for each document the port follows", "source")
+    sources = []
+    for entry in entries:
+        _known(entry, SOURCE_KEYS, "[[source]] ")
+        texts = {key: entry.get(key) for key in SOURCE_TEXTS}
+        unsaid = [key for key, text in texts.items() if not isinstance(text, str) or not text.strip()]
+        if unsaid:
+            raise ManifestError(
+                f"[[source]] '{unsaid[0]}' must say, in words, the document's {', '.join(SOURCE_TEXTS)} (\"unknown\" where it is not known)",
+                "source",
+            )
+        followed = _strings(entry, "methods")
+        if strays := [method for method in followed if method not in methods]:
+            raise ManifestError(f"[[source]] 'methods' names {strays[0]!r}, which the port does not list in 'methods'", "source")
+        sources.append(Source(**texts, methods=followed or methods))
+    return tuple(sources)
 
 
 def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
     """Refuse a key the harness does not know: a misspelt one would otherwise be ignored."""
     strays = [key for key in table if key not in keys]
     if strays:
-        raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}")
+        raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}", strays[0])
 
 
 def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Program:
@@ -348,7 +424,7 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
         _check_build_places(command, build_parts, bool(build))
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
-            raise ManifestError("'stdin' is a string, fed to the program that 'command' runs")
+            raise ManifestError("'stdin' is a string, fed to the program that 'command' runs", "stdin")
         words = " ".join(command + build_parts) + (stdin or "")
         if command and "{n}" not in words:
             raise ManifestError(
@@ -359,9 +435,9 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
         min_n, max_n = data.get("min_n", 0), data.get("max_n", 64)
         if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= 64:
-            raise ManifestError("'min_n' is the smallest number of discs the program takes, from 0 to 64")
+            raise ManifestError("'min_n' is the smallest number of discs the program takes, from 0 to 64", "min_n")
         if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= 64:
-            raise ManifestError("'max_n' is the largest number of discs the program takes, from min_n to 64")
+            raise ManifestError("'max_n' is the largest number of discs the program takes, from min_n to 64", "max_n")
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables")
@@ -370,7 +446,7 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             _variables(data),
         )
     except ManifestError as error:
-        raise ManifestError(f"{where}{error}") from None
+        raise ManifestError(f"{where}{error}", error.key, error.value, where.strip(" []") or None) from None
 
 
 def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -405,10 +481,10 @@ def _output(table: object) -> Output:
     _known(table, OUTPUT_KEYS, "[output] ")
     output_format = table.get("format", "lines")
     if output_format not in OUTPUT_FORMATS:
-        raise ManifestError(f"'output.format' must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}")
+        raise ManifestError(f"'output.format' must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}", "format")
     pegs = _strings(table, "pegs")
     if len(pegs) != PEGS or len(set(pegs)) != PEGS:
-        raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2")
+        raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2", "pegs")
     texts = _strings(table, "patterns")
     if (output_format != "drawings") != bool(texts):
         raise ManifestError("'output.patterns' gives at least one regular expression for lines or states, and none for drawings")
@@ -416,18 +492,18 @@ def _output(table: object) -> Output:
     ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
     separator = table.get("separator")
     if separator is not None and not isinstance(separator, str):
-        raise ManifestError("'output.separator' must be a regular expression, as a string")
+        raise ManifestError("'output.separator' must be a regular expression, as a string", "separator")
     if separator is None:
         return Output(output_format, pegs, patterns, ignore)
     if _pattern(separator).fullmatch(""):
-        raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character")
+        raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character", value=separator)
     return Output(output_format, pegs, patterns, ignore, _pattern(separator))
 
 
 def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ManifestError(f"'{key}' must be a list of strings")
+        raise ManifestError(f"'{key}' must be a list of strings", key)
     return tuple(value)
 
 
@@ -436,9 +512,9 @@ def _variables(data: dict[str, Any]) -> tuple[str, ...]:
     names = _strings(data, "env")
     for name in names:
         if not VARIABLE_NAME.fullmatch(name):
-            raise ManifestError(f"'env' names environment variables; {name!r} is not a variable's name")
+            raise ManifestError(f"'env' names environment variables; {name!r} is not a variable's name", "env")
         if secret_name(name):
-            raise ManifestError(f"'env' may not name {name}: a variable that holds a secret never reaches a port")
+            raise ManifestError(f"'env' may not name {name}: a variable that holds a secret never reaches a port", "env")
     return names
 
 
@@ -449,14 +525,14 @@ def _query(folder: Path, table: object) -> Query:
     load = tuple(folder / name for name in _strings(table, "load"))
     sql = table.get("query")
     if not isinstance(sql, str) or _placeholders(sql) != {"method", "n"}:
-        raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder} ({{ for a brace})")
+        raise ManifestError("'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder} ({{ for a brace})", "query")
     if len(sql.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
-        raise ManifestError(f"'postgresql.query' is longer than {MAX_QUERY_BYTES:,} bytes: a cell's query calls what the load files make")
+        raise ManifestError(f"'postgresql.query' is longer than {MAX_QUERY_BYTES:,} bytes: a cell's query calls what the load files make", "query")
     if outside := next((str(path) for path in load if not path.resolve().is_relative_to(folder)), None):
-        raise ManifestError(f"'postgresql.load' names a file outside the port's folder: {outside}")
+        raise ManifestError(f"'postgresql.load' names a file outside the port's folder: {outside}", "load")
     missing = [str(path) for path in load if not path.is_file()]
     if missing:
-        raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}")
+        raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}", "load")
     return Query(load, sql)
 
 
@@ -494,10 +570,10 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     try:
         pattern = regex.compile(text)
     except regex.error as error:
-        raise ManifestError(f"pattern {text!r} does not compile: {error}") from None
+        raise ManifestError(f"pattern {text!r} does not compile: {error}", value=text) from None
     why = never_matches(text, digit_groups)
     if why:
-        raise ManifestError(f"pattern {text!r} can never match: {why}")
+        raise ManifestError(f"pattern {text!r} can never match: {why}", value=text)
     return pattern
 
 
@@ -507,6 +583,7 @@ def _move_pattern(text: str, output_format: str) -> regex.Pattern[str]:
     required, optional = GROUPS[output_format]
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(
-            f"pattern {text!r} needs the named groups {' and '.join(required)}, and may add {' and '.join(optional)}; nothing else"
+            f"pattern {text!r} needs the named groups {' and '.join(required)}, and may add {' and '.join(optional)}; nothing else",
+            value=text,
         )
     return pattern

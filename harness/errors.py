@@ -78,7 +78,15 @@ class OutOfTime(CellError):
 
 
 class ManifestError(HarnessError, ValueError):
-    """A manifest that says something the harness cannot use."""
+    """A manifest that says something the harness cannot use. So that its line can be found, ``key``
+    names the key it is about, ``value`` the text it quarrels with (a pattern), and ``table`` the
+    table they are in (``method.cyclic``), where these are known."""
+
+    def __init__(self, message: str, key: str | None = None, value: str | None = None, table: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.value = value
+        self.table = table
 
 
 class ReportError(HarnessError, ValueError):

@@ -37,6 +37,7 @@ def page(report: Report) -> str:
         "header": _header(report, shown),
         "matrix": _matrix(report),
         "problems": _problems(shown),
+        "sources": _sources(report),
     }
     template = (WEB / "page.html").read_text(encoding="utf-8")
     return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
@@ -111,6 +112,18 @@ def _matrix(report: Report) -> str:
         rows.append("</tbody>")
     rows += ["</table></div>", "</section>"]
     return "\n".join(rows)
+
+
+def _sources(report: Report) -> str:
+    """What each port follows: the documents its manifest names, and for which methods."""
+    if not any(port.sources for port in report.ports):
+        return ""
+    parts = ['<section id="sources" aria-labelledby="sources-title">', '<h2 id="sources-title">What the ports follow</h2>', "<dl>"]
+    for port in report.ports:
+        cited = [f"<li>{_text(source.cite())}; for {_text(', '.join(source.methods))}</li>" for source in port.sources]
+        parts.append(f"<dt>{_text(port.name)}</dt><dd>" + (f"<ul>{''.join(cited)}</ul>" if cited else "no source named") + "</dd>")
+    parts += ["</dl>", "</section>"]
+    return "\n".join(parts)
 
 
 def _cell(cell: Cell | None) -> str:

@@ -8,16 +8,26 @@ standard library's (``regex``, which runs the patterns, has no public parser), s
 cannot parse, or reads otherwise than ``regex`` might, is let be. Every step keeps every way a
 pattern might match (a lookaround, a back-reference or an atomic group is taken to allow
 anything), so a pattern is refused only when no way is left.
+
+That parser is private to the standard library (``re._parser``, as of Python 3.11): on a Python
+that has it elsewhere, or whose parse has another shape, no pattern is judged, as if each were one
+it cannot parse, and a pattern that never matches shows as an error when its port runs.
 """
 
 from __future__ import annotations
 
 import re
-import re._constants as sre
-import re._parser as sre_parse
 import warnings
 from collections.abc import Iterable
 from typing import Any, NamedTuple
+
+try:
+    import re._constants as sre
+    import re._parser as sre_parse
+except ImportError:  # a Python whose re keeps its parser elsewhere
+    PARSER = False
+else:
+    PARSER = True
 
 HINT = "patterns must match the whole line, so they need no '^' or '$'"
 MAX_NESTING = 50
@@ -47,6 +57,8 @@ Walked = tuple[Shapes, str]
 def never_matches(pattern: str, digit_groups: Iterable[str] = ()) -> str | None:
     """Why ``pattern`` can never match a line, or None if it may, or cannot be judged. Each group
     named in ``digit_groups`` must be able to hold ASCII digits: the harness reads a number there."""
+    if not PARSER:
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # re warns where it reads a pattern otherwise than regex may
@@ -54,6 +66,8 @@ def never_matches(pattern: str, digit_groups: Iterable[str] = ()) -> str | None:
         groups = {number: name for name, number in parsed.state.groupdict.items() if name in digit_groups}
         shapes, why = _Walk(groups).sequence(parsed)
     except (re.error, Warning, RecursionError, OverflowError, ValueError):
+        return None
+    except (AttributeError, TypeError, LookupError):  # a parse of another shape than the one walked here
         return None
     return None if shapes else why
 

@@ -430,5 +430,5 @@ def ports_markdown(ports: Sequence[Port]) -> str:
 
 
 def port_info(port: Port, versions: Versions) -> PortInfo:
-    """What the report records of a port: its summary, methods, versions and manifest error."""
-    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.manifest_error)
+    """What the report records of a port: its summary, methods, versions, manifest error and sources."""
+    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.manifest_error, port.sources)

@@ -4,6 +4,7 @@ nothing yet, so that ``harness compare --lang NAME`` runs at once and shows what
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -12,8 +13,12 @@ from harness.discover import MANIFEST
 from harness.errors import ScaffoldError
 
 NAME = re.compile(r"[a-z][a-z0-9_-]*")
+SCHEMA = Path(__file__).with_name("language.schema.json")
+"""The manifest's JSON Schema, shipped with the harness: editors that read TOML (taplo, and VS Code's
+extensions built on it) underline a key it does not know."""
 
 MANIFEST_TEXT = """\
+#:schema {schema}
 # The {name} port: see docs/ADDING_A_LANGUAGE.md for a walk through, docs/SPEC.md for every key.
 summary = "{name}"
 
@@ -21,6 +26,15 @@ summary = "{name}"
 # The methods the program offers so far; the harness reports the others as skipped.
 # All of them: binary, recursive, iterative, cyclic.
 methods = ["recursive"]
+
+# The published document whose listings the program follows, if it follows one: its title, author,
+# where it was published and on what terms ("unknown" where a fact is not known); one [[source]]
+# for each document.
+# [[source]]
+# title = "..."
+# author = "unknown"
+# published = "unknown"
+# terms = "unknown"
 
 [[requires]]
 executable = "{executable}"
@@ -85,12 +99,23 @@ def new_language(
     else:
         run = RUN_TEXT.format(command=_toml([*words, program, "{method}", "{n}"]))
         usage = f"{interpreter} {program} METHOD N"
-    values = {"name": name, "executable": words[0], "version": _toml([words[0], *shlex.split(version_flag)]), "run": run}
+    values = {
+        "name": name, "executable": words[0], "version": _toml([words[0], *shlex.split(version_flag)]), "run": run, "schema": _schema_path(root, folder),
+    }
     manifest = folder / MANIFEST
     manifest.write_text(MANIFEST_TEXT.format(**values), encoding="utf-8")
     stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in PROGRAM_TEXT.format(name=name, usage=usage).splitlines())
     (folder / program).write_text(stub, encoding="utf-8")
     return [manifest, folder / program]
+
+
+def _schema_path(root: Path, folder: Path) -> str:
+    """Where the port's manifest finds the schema: relative to it where the harness lies inside the
+    folder of ports (this checkout), so the path holds in every clone; else where this harness has it."""
+    schema, root = SCHEMA.resolve(), root.resolve()
+    if schema.is_relative_to(root):
+        return os.path.relpath(schema, folder.resolve())
+    return str(schema)
 
 
 def _toml(words: list[str]) -> str:

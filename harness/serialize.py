@@ -20,6 +20,7 @@ from typing import Any
 
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
+from harness.discover import Source
 from harness.errors import MergeError, ReportError, first_line
 from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, shorten, span, utf8_safe
 from harness.settings import RunPlan
@@ -92,6 +93,8 @@ class PortInfo:
     methods: tuple[str, ...]
     versions: dict[str, str | None]
     manifest_error: str | None = None
+    sources: tuple[Source, ...] = ()
+    """The documents the port follows, as its manifest names them."""
 
 
 @dataclass
@@ -142,6 +145,10 @@ def to_json(report: Report) -> dict[str, Any]:
         "ports": {
             port.name: {
                 "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.manifest_error,
+                "sources": [
+                    {"title": source.title, "author": source.author, "published": source.published, "terms": source.terms, "methods": list(source.methods)}
+                    for source in port.sources
+                ],
             }
             for port in report.ports
         },
@@ -233,7 +240,7 @@ def from_json(data: Any, source: str) -> Report:
     try:
         ports = [
             PortInfo(name, _cut(entry["summary"]), tuple(entry["methods"]), {key: _cut(v) if v else v for key, v in entry["versions"].items()},
-                     _cut(entry["problem"]) if entry["problem"] else None)
+                     _cut(entry["problem"]) if entry["problem"] else None, _sources_from_json(entry))
             for name, entry in data["ports"].items()
         ]
         cells = [_cell_from_json(entry) for entry in data["cells"]]
@@ -245,6 +252,14 @@ def from_json(data: Any, source: str) -> Report:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ReportError(f"{source}: not a harness report of schema version {SCHEMA_VERSION} ({type(error).__name__}: {error})") from None
+
+
+def _sources_from_json(entry: dict[str, Any]) -> tuple[Source, ...]:
+    """A port's sources; none in a report written before ports named theirs."""
+    return tuple(
+        Source(str(source["title"]), str(source["author"]), str(source["published"]), str(source["terms"]), tuple(map(str, source["methods"])))
+        for source in entry.get("sources", [])
+    )
 
 
 def _plan_from_json(entry: dict[str, Any]) -> RunPlan:

@@ -206,6 +206,19 @@ def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS, fakes
     return root
 
 
+def checkout_copy(destination: Path) -> Path:
+    """The files git would commit (tracked, and new ones it does not ignore), copied: a build never writes into the checkout."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True, timeout=60,
+    ).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
+
+
 def harness(
     *args: str, timeout: float = 600, env: dict[str, str] | None = None, tmpdir: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

@@ -142,6 +142,14 @@ def test_list_shows_ports_interpreters_and_versions(tmp_path):
     assert "found flood 1.0" in done.stdout
     assert "huge-disc: python3 version unknown: the manifest gives no version command" in done.stdout
     assert "missing-interpreter: hanoi-interpreter-nobody-has version unknown: hanoi-interpreter-nobody-has is not on PATH" in done.stdout
+    # what each port follows, as its [[source]] tables say; a port with none says so
+    lines = done.stdout.splitlines()
+    assert ('python follows "The towers of Hanoi", by Eric Martin (CSE, UNSW); published: course notes of COMP9021 Principles of'
+            " Programming, UNSW; terms: unknown; for recursive, iterative") in lines
+    assert 'cpp follows "Cyclic Tower of Hanoi – analysis and implementation", by unknown; published: unknown (an article on the web);' \
+        " terms: unknown; for cyclic" in lines
+    assert "missing-interpreter names no source: its manifest has no [[source]]" in lines
+    assert not any(line.startswith("broken-manifest names no source") for line in lines)
 
 
 def test_list_as_markdown_is_the_table_of_ports_from_their_manifests_alone(tmp_path):

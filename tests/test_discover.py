@@ -127,7 +127,7 @@ def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
     folder.mkdir()
     (folder / "language.toml").write_bytes(GOOD.replace("[output]", 'summary = "caf\xe9"\n[output]', 1).encode("latin-1"))
     port = load_port(folder / "language.toml")
-    assert port.manifest_error is not None and "language.toml: not UTF-8 text: byte 0xe9 at offset" in port.manifest_error
+    assert port.manifest_error is not None and "language.toml:4: not UTF-8 text: byte 0xe9 at offset" in port.manifest_error
 
 
 def test_a_manifest_over_a_mebibyte_is_that_ports_problem_before_it_is_read(tmp_path):
@@ -275,3 +275,90 @@ def test_a_port_is_named_as_its_root_lists_it_not_as_the_folder_a_link_leads_to(
     (root / "python").symlink_to(ROOT / "python")
     (root / "shadow").symlink_to(elsewhere)
     assert [(port.name, port.folder) for port in discover(root)] == [("python", ROOT / "python"), ("shadow", elsewhere)]
+
+
+SOURCES = """\
+[[source]]
+title = "The towers of Hanoi"
+author = "Eric Martin"
+published = "course notes"
+terms = "unknown"
+methods = ["recursive"]
+
+[[source]]
+title = "Some notes"
+author = "unknown"
+published = "unknown"
+terms = "unknown"
+
+[output]"""
+
+
+def test_a_source_names_its_document_and_the_methods_that_follow_it_all_by_default(tmp_path):
+    port = port_from(tmp_path, GOOD.replace("[output]", SOURCES, 1))
+    assert port.manifest_error is None, port.manifest_error
+    first, second = port.sources
+    assert (first.title, first.author, first.published, first.terms, first.methods) == (
+        "The towers of Hanoi", "Eric Martin", "course notes", "unknown", ("recursive",),
+    )
+    assert second.methods == port.methods == ("binary", "recursive", "cyclic")
+    assert first.cite() == '"The towers of Hanoi", by Eric Martin; published: course notes; terms: unknown'
+    assert port_from(tmp_path, GOOD).sources == ()
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (('terms = "unknown"\nmethods', "methods"), "[[source]] 'terms' must say, in words, the document's title, author, published, terms"),
+        (('author = "unknown"', 'author = "  "'), "[[source]] 'author' must say, in words"),
+        (('author = "unknown"', "author = 1"), "[[source]] 'author' must say, in words"),
+        (('published = "course notes"', 'published = "course notes"\nlicence = "CC BY"'), "[[source]] unknown key 'licence'; the keys here are title, author"),
+        (('methods = ["recursive"]', 'methods = ["iterative"]'), "[[source]] 'methods' names 'iterative', which the port does not list"),
+    ],
+)
+def test_a_source_that_leaves_a_fact_out_says_which(tmp_path, change, problem):
+    old, new = change
+    text = GOOD.replace("[output]", SOURCES, 1)
+    assert old in text
+    port = port_from(tmp_path, text.replace(old, new, 1))
+    assert port.manifest_error is not None and problem in port.manifest_error, port.manifest_error
+
+
+@pytest.mark.parametrize("source", ['source = "some notes"\n', '[source]\ntitle = "Some notes"\n'])
+def test_a_source_is_a_list_of_tables(tmp_path, source):
+    port = port_from(tmp_path, source + GOOD if source.startswith("source") else GOOD + source)
+    assert port.manifest_error is not None and "'source' is a list of [[source]] tables" in port.manifest_error, port.manifest_error
+
+
+@pytest.mark.parametrize(
+    "change, line",
+    [
+        (("[output]\n", "[output]\npattern = 'x'\n"), 5),  # a misspelt key: its own line
+        (("[output]", "[[require]]\nexecutable = 'cc'\n[output]"), 4),  # a misspelt table: its header
+        (("(?P<src>\\d) (?P<dst>\\d)", "(?P<src>\\d) ^(?P<dst>\\d)"), 5),  # a pattern that never matches: the line that writes it
+        (('pegs = ["A", "B", "C"]', 'pegs = ["A", "B", "B"]'), 12),  # a key's value: the first line that sets the key
+        (('"recursive", ', '"spiral", '), 1),
+        (("[method.cyclic]\n", '[method.cyclic]\nrequire = "cc"\n'), 8),  # in a method's table: that table's line
+    ],
+)
+def test_a_manifest_error_names_the_line_it_is_about(tmp_path, change, line):
+    old, new = change
+    port = port_from(tmp_path, GOOD.replace(old, new, 1))
+    assert port.manifest_error is not None and port.manifest_error.startswith(f"{tmp_path / 'lang' / 'language.toml'}:{line}: "), port.manifest_error
+
+
+def test_a_manifest_error_with_no_line_to_name_names_the_file_alone(tmp_path):
+    port = port_from(tmp_path, GOOD.replace('"{method}", ', ""))
+    assert port.manifest_error is not None and port.manifest_error.startswith(f"{tmp_path / 'lang' / 'language.toml'}: 'command', 'build'")
+
+
+def test_every_port_of_this_repository_names_the_documents_it_follows():
+    """Each of the project's ports says whose listings it follows, for which of its methods, and on
+    what terms as far as they are known: "unknown" where they are not, never left out."""
+    from conftest import PORTS
+
+    for name, port in PORTS.items():
+        assert port.sources, f"{name} names no [[source]]"
+        assert all(source.title and source.author and source.published and source.terms for source in port.sources)
+        assert {method for source in port.sources for method in source.methods} <= set(port.methods)
+        assert any("cyclic" in source.methods and source.title.startswith("Cyclic Tower of Hanoi") for source in port.sources), name

@@ -229,7 +229,7 @@ def test_a_disc_number_in_another_scripts_digits_is_an_error(run):
 @pytest.mark.parametrize(
     "port, problem",
     [
-        ("manifest-not-utf8", "manifest-not-utf8/language.toml: not UTF-8 text: byte 0xe9 at offset 84"),
+        ("manifest-not-utf8", "manifest-not-utf8/language.toml:1: not UTF-8 text: byte 0xe9 at offset 84"),
         ("nul-in-command", "'command' and 'build' may not hold a NUL character"),
         ("sql-unknown-placeholder", "'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder}"),
         ("misspelt-require", "unknown key 'require'; the keys here are summary, methods"),

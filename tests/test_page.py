@@ -217,3 +217,22 @@ def test_what_ports_print_reaches_the_page_as_data_never_as_markup():
     assert html.count("</script>") == 2  # the data's and the page's own
     data = re.search(r'<script type="application/json" id="report">(.*?)</script>', html, re.S)
     assert data and json.loads(data.group(1)) == to_json(report)
+
+
+def test_the_page_says_what_each_port_follows(browser, pages):
+    """The ports' [[source]] tables: all of them in a section of their own, and, for the cell on the
+    board, the documents its method follows."""
+    data, files = pages
+    titles = [source["title"] for source in data["ports"]["python"]["sources"]]
+    assert titles == ["Tower of Hanoi", "The towers of Hanoi", "Cyclic Tower of Hanoi – analysis and implementation"]
+    for which in files:
+        load(browser, files[which], "#python/recursive/3@0")
+        facts = browser.find_element("id", "facts").text.splitlines()
+        assert facts[facts.index("follows") + 1] == "Tower of Hanoi, by unknown; The towers of Hanoi, by Eric Martin (CSE, UNSW)"
+        section = browser.find_element("id", "sources").text.splitlines()
+        assert section[0] == "What the ports follow"
+        assert ('"The towers of Hanoi", by Eric Martin (CSE, UNSW); published: course notes of COMP9021 Principles of Programming, UNSW;'
+                " terms: unknown; for recursive, iterative") in section
+        assert section[section.index("illegal") + 1] == "no source named"
+    load(browser, files["compare"], "#illegal/recursive/3@0")
+    assert "follows" not in browser.find_element("id", "facts").text.splitlines()

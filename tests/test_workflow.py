@@ -1,11 +1,14 @@
-"""The CI workflow: actionlint passes on every workflow, the per-port jobs come from the ports'
-manifests through ``harness list --format json``, not from a list kept by hand, each installs what
-its port lacks and nothing else, and a failure inside a pipeline fails its step."""
+"""The CI workflow and the action it runs (action.yml, which other repositories use too): actionlint
+passes on every workflow and zizmor finds nothing above informational; every action is pinned by
+commit and checkout keeps no credentials; the per-port jobs come from the ports' manifests through
+``harness list --format json``, not from a list kept by hand, each installs what its port lacks and
+nothing else; and a failure inside a pipeline fails its step."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +20,7 @@ from conftest import FAKE_PORTS, REAL_PORTS, ROOT, harness, suite
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CI = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
+ACTION = (ROOT / "action.yml").read_text()
 
 
 def actionlint() -> str:
@@ -43,7 +47,8 @@ def test_the_port_jobs_come_from_harness_list():
     assert "harness list --format json" in text and "fromJSON(needs.ports.outputs.ports)" in text
     assert not any(f"- {port}" in text or f"[{port}" in text for port in REAL_PORTS)
     assert "harness merge reports/report-*.json" in text and "$GITHUB_STEP_SUMMARY" in text
-    assert 'harness doctor --install --port "$PORT"' in text and "apt-get" not in text
+    assert "      - uses: ./  # zizmor: ignore[self-repository]\n        with:\n          ports: ${{ matrix.port }}\n" in text
+    assert '"$HARNESS" doctor --install ${PORTS:+--port "$PORTS"}' in ACTION and "apt-get" not in text + ACTION
     assert "if: ${{ !cancelled() && needs.port.result != 'skipped' }}" in text and "always()" not in text
     assert text.count("cache: pip") == text.count("actions/setup-python@") == text.count("cache-dependency-path: pyproject.toml")
 
@@ -55,9 +60,9 @@ def test_the_port_jobs_come_from_harness_list():
     assert ports["sql"]["postgresql"] is True and ports["sql"]["debian"] == []
 
 
-def step_script(step_id: str) -> str:
-    """The ``run`` script of the workflow's step ``step_id``, as the runner gets it."""
-    lines = CI.splitlines()
+def step_script(step_id: str, document: str = CI) -> str:
+    """The ``run`` script of the step ``step_id`` of the workflow (or of the action), as the runner gets it."""
+    lines = document.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip() == f"id: {step_id}")
     run = next(i for i in range(start, len(lines)) if lines[i].strip() == "run: |")
     indent = len(lines[run + 1]) - len(lines[run + 1].lstrip())
@@ -96,7 +101,8 @@ def test_the_ports_step_fails_when_harness_list_does_and_lists_every_port_when_i
 
 
 def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs_own_python(tmp_path):
-    """The port job's install step, with apt-get and sudo that only write down how they were called."""
+    """The action's install step, as a port job runs it, with apt-get and sudo that only write down how
+    they were called."""
     lacking = tmp_path / "fakes" / "lacking"
     lacking.mkdir(parents=True)
     manifest = (FAKE_PORTS / "missing-interpreter" / "language.toml").read_text()
@@ -109,11 +115,13 @@ def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs
         (stubs / name).chmod(0o755)
     path = f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
 
-    python = harness("--root", str(root), "doctor", "--install", "--port", "python", env={"PATH": path})
+    script = step_script("doctor", ACTION)
+    env = {"PATH": path, "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root)}
+    python = run_as_github_does(script, tmp_path, {**env, "PORTS": "python"})
     assert python.returncode == 0 and python.stdout.startswith("python3      found"), python.stdout + python.stderr
     assert not calls.exists()
 
-    other = harness("--root", str(root), "doctor", "--install", "--port", "lacking", env={"PATH": path})
+    other = run_as_github_does(script, tmp_path, {**env, "PORTS": "lacking"})
     called = calls.read_text().splitlines()
     assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq -- hanoi-interpreter"]
     assert any(line.startswith("sudo ") for line in called) is (os.geteuid() != 0), "apt-get as root, else through sudo"
@@ -154,3 +162,100 @@ def test_the_merge_step_writes_the_page_and_fails_as_the_merge_does(tmp_path):
     assert empty.returncode == 2, empty.stdout + empty.stderr
     assert not (tmp_path / "report.html").exists()
     assert "report.html" not in (summary.read_text() if summary.exists() else "")
+
+
+USES = re.compile(r"^\s*-? ?uses: (\S+)(.*)$", re.M)
+
+
+@pytest.mark.parametrize("document", ["ci", "action"])
+def test_every_action_is_pinned_by_its_commit_with_the_tag_beside_it(document):
+    """A tag can be moved to other code; a commit cannot. The tag is kept beside it for people (and dependabot)."""
+    text = {"ci": CI, "action": ACTION}[document]
+    used = USES.findall(text)
+    assert len(used) >= 2
+    for target, rest in used:
+        if target == "./":
+            continue
+        assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", target) and re.fullmatch(r"  # v\d+\.\d+\.\d+", rest), (target, rest)
+
+
+def test_checkout_keeps_no_credentials():
+    """No job pushes: a token left in .git/config would only be something for a step to leak (or upload)."""
+    checkouts = re.findall(r"uses: actions/checkout@\S+  # \S+\n(?:        with:\n          persist-credentials: false\n)?", CI)
+    assert len(checkouts) == CI.count("actions/checkout@") == 4
+    assert all(checkout.endswith("persist-credentials: false\n") for checkout in checkouts), checkouts
+
+
+def test_dependabot_updates_the_actions_and_the_python_packages():
+    text = (ROOT / ".github" / "dependabot.yml").read_text()
+    assert "package-ecosystem: github-actions\n    directory: /" in text and "package-ecosystem: pip\n    directory: /" in text
+
+
+def zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
+    found = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    assert found, "zizmor is not installed (pip install -e '.[test]')"
+    return subprocess.run([found, "--offline", "--no-progress", "--min-severity", "low", *map(str, paths)], capture_output=True, text=True, timeout=120)
+
+
+def test_zizmor_finds_nothing_above_informational():
+    done = zizmor(ROOT / ".github" / "workflows" / "ci.yml", ROOT / "action.yml", ROOT / ".github" / "dependabot.yml")
+    assert done.returncode == 0 and "No findings to report" in done.stdout, done.stdout + done.stderr
+
+
+def test_zizmor_catches_an_unpinned_action_and_kept_credentials(tmp_path):
+    """The audit above can fail: the workflow as it was, by tag and with credentials kept, is caught."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    old = re.sub(r"@[0-9a-f]{40}  # (v\d+)\.\d+\.\d+", r"@\1", CI).replace("        with:\n          persist-credentials: false\n", "")
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(old)
+    (tmp_path / "action.yml").write_text(ACTION)
+    done = zizmor(tmp_path / ".github" / "workflows" / "ci.yml")
+    assert done.returncode != 0 and "unpinned-uses" in done.stdout and "artipacked" in done.stdout, done.stdout + done.stderr
+
+
+def action_env(tmp_path: Path, root: Path, ports: str) -> dict[str, str]:
+    """What the action's steps get from their ``env:``, here, for a run of ``ports`` under ``root``."""
+    out = tmp_path / "hanoi-report"
+    out.mkdir(exist_ok=True)
+    return {
+        "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root), "PORTS": ports, "DISCS": "0-3",
+        "ISOLATION": "subprocess", "OUT": str(out), "LABEL": ports, "REPORT": str(out / f"report-{ports}.json"),
+        "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+
+
+def outputs(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+
+@pytest.mark.parametrize("ports, passed", [("python", True), ("illegal", False)])
+def test_the_action_runs_compare_and_merge_writes_the_summary_and_the_page_and_fails_as_they_do(tmp_path, ports, passed):
+    """The action's compare, merge and verdict steps as GitHub runs them, on a real port and on one
+    that breaks the rules: the merge of the run's own report writes the step summary, the JUnit XML
+    and the page, and the verdict fails the step exactly when the run did not pass."""
+    root = suite(tmp_path, "illegal", real=("python",))
+    env = action_env(tmp_path, root, ports)
+    for step in ("compare", "merge"):
+        done = run_as_github_does(step_script(step, ACTION), tmp_path, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+    said = outputs(tmp_path / "output")
+    assert said == {"status": "0" if passed else "1"}, said  # the merge step's, written last
+    out = Path(env["OUT"])
+    assert sorted(path.name for path in out.iterdir()) == [f"junit-{ports}.xml", f"report-{ports}.html", f"report-{ports}.json"]
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.rstrip().endswith(f"report-{ports}.html in the **report-{ports}** artifact of this run.")
+    assert ("All" in summary and "pass and agree" in summary) if passed else "illegal" in summary, summary
+
+    verdict = run_as_github_does(step_script("verdict", ACTION), tmp_path, {**env, "COMPARED": "0" if passed else "1", "MERGED": said["status"]})
+    assert verdict.returncode == (0 if passed else 1), verdict.stdout + verdict.stderr
+    assert outputs(tmp_path / "output")["passed"] == ("true" if passed else "false")
+
+
+def test_the_action_says_so_when_compare_writes_no_report(tmp_path):
+    root = suite(tmp_path, real=("python",))
+    env = {**action_env(tmp_path, root, "python"), "DISCS": "not-a-number"}
+    compared = run_as_github_does(step_script("compare", ACTION), tmp_path, env)
+    assert compared.returncode == 0 and outputs(tmp_path / "output") == {"status": "2"}, compared.stdout + compared.stderr
+    merged = run_as_github_does(step_script("merge", ACTION), tmp_path, env)
+    assert merged.returncode == 0 and "harness compare wrote no report" in (tmp_path / "summary.md").read_text()
+    verdict = run_as_github_does(step_script("verdict", ACTION), tmp_path, {**env, "COMPARED": "2", "MERGED": "1"})
+    assert verdict.returncode == 1 and "harness compare exited 2, harness merge 1" in verdict.stdout

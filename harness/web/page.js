@@ -182,6 +182,7 @@
     $("viewer-title").textContent = `${cell.port}/${cell.method} n=${cell.n}`;
     const port = report.ports[cell.port] || { versions: {} };
     const versions = Object.entries(port.versions).map(([tool, version]) => `${tool}: ${version ?? "unknown"}`).join("; ");
+    const follows = (port.sources || []).filter((source) => source.methods.includes(cell.method)).map((source) => `${source.title}, by ${source.author}`).join("; ");
     const mark = { pass: "✓", fail: "✗", error: "⚠", skipped: "–" }[cell.outcome] || "";
     $("facts").replaceChildren(
       ...fact("outcome", `${mark} ${cell.outcome}${cell.reason ? ` (${cell.reason})` : ""}`),
@@ -190,6 +191,7 @@
       ...fact("time", `${cell.seconds.toFixed(3)} s`),
       ...fact("puzzle", `${cell.puzzle}, ${state.tracked.optimal} moves for ${cell.n} discs`),
       ...(versions ? fact("versions", versions) : []),
+      ...(follows ? fact("follows", follows) : []),
     );
     const parting = cell.parting && cell.outcome !== "pass" ? cell.parting.at : null;
     $("parting").hidden = parting === null;

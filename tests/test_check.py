@@ -1,0 +1,155 @@
+"""``harness check``: the manifests alone, as a commit hook needs them checked. Every fault a run would
+find in a manifest is named with its file and line; nothing is run, built, started or asked its
+version; and the real pre-commit, in a scratch repository of two ports, passes with the hook and
+fails once a manifest is broken."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, checkout_copy, harness, run_folder
+
+PORT = """\
+summary = "a port whose every step would leave a mark"
+methods = ["recursive"]
+build = ["sh", "-c", "touch {marks}/built; cp run.sh {{binary}}"]
+command = ["{{binary}}", "{{n}}"]
+
+[[requires]]
+executable = "sh"
+version = ["sh", "-c", "touch {marks}/asked; echo 1"]
+
+[output]
+patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
+pegs = ["0", "1", "2"]
+"""
+SQL = """\
+methods = ["recursive"]
+
+[postgresql]
+load = ["hanoi.sql"]
+query = "SELECT disk, source, target FROM hanoi.{method}({n})"
+
+[output]
+patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
+pegs = ["0", "1", "2"]
+"""
+
+
+def ports(tmp_path: Path, **manifests: str) -> Path:
+    root = tmp_path / "ports"
+    for name, text in manifests.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "language.toml").write_text(text)
+    return root
+
+
+def test_this_repository_is_sound():
+    done = harness("check")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "5 of 5 manifests sound\n", "")
+
+
+def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_path):
+    root = ports(tmp_path, good=PORT.format(marks=tmp_path), bad=PORT.format(marks=tmp_path).replace("pegs =", "peg ="))
+    done = harness("check", str(root / "good" / "language.toml"), str(root / "bad"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout == f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are format, pegs, patterns, ignore, separator\n"
+    assert done.stderr == "1 of 2 manifests sound, 1 broken\n"
+
+
+@pytest.mark.parametrize(
+    "change, line, problem",
+    [
+        (('"{{n}}"]', '"{{count}}"]'), None, "'command', 'build' or 'stdin' must use {n}"),
+        (("(?P<src>", "^(?P<src>"), 11, "can never match: '^' or '\\A' comes after text"),
+        (("[[requires]]", "[[requires]]\ninstal = 'apt-get install sh'"), 7, "[[requires]] unknown key 'instal'"),
+        (('methods = ["recursive"]', 'methods = ["recursive"]\nsource = [{{ title = "notes" }}]'), 3, "[[source]] 'author' must say, in words"),
+        (("[output]", "[output\n"), 10, "Expected ']' at the end of a table declaration"),
+    ],
+)
+def test_each_fault_a_run_would_find_is_found_with_its_line(tmp_path, change, line, problem):
+    old, new = change
+    root = ports(tmp_path, port=PORT.replace(old, new, 1).format(marks=tmp_path))
+    done = harness("check", str(root))
+    where = f"{root / 'port' / 'language.toml'}:{line}: " if line else f"{root / 'port' / 'language.toml'}: "
+    assert done.returncode == 1 and done.stdout.startswith(where) and problem in done.stdout, done.stdout + done.stderr
+
+
+def test_nothing_is_built_run_started_or_asked(tmp_path):
+    """A port whose build and version command would leave a mark, and one that runs in PostgreSQL:
+    checked, they leave none, and no server is started (the helper fails a run that leaves one)."""
+    root = ports(tmp_path, marks=PORT.format(marks=tmp_path), sql=SQL)
+    (root / "sql" / "hanoi.sql").write_text("SELECT 1;\n")
+    (root / "marks" / "run.sh").write_text("#!/bin/sh\ntouch marks/ran\n")
+    tmpdir = run_folder()
+    done = harness("--root", str(root), "check", tmpdir=tmpdir)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "2 of 2 manifests sound\n", ""), done.stdout + done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["ports"], "a build ran, or a version was asked"
+    assert not list(tmpdir.iterdir()), "the check made something in its TMPDIR (a server's data, a build)"
+    shutil.rmtree(tmpdir)
+
+
+def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
+    done = harness("check", str(tmp_path))
+    assert done.returncode == 2 and f"no manifests in {tmp_path}" in done.stderr, done.stderr
+    missing = harness("check", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+
+
+def pre_commit(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"], cwd=repository, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+    )
+
+
+@pytest.mark.slow
+def test_the_commit_hook_passes_sound_manifests_and_fails_a_broken_one(tmp_path):
+    """The hook as another repository uses it: pre-commit installs the harness from this repository
+    (a commit of its files as they are now) into an environment of its own, then runs it on the
+    manifests of a scratch repository with two ports."""
+    hooks = checkout_copy(tmp_path / "hooks")
+    git("init", "-q", cwd=hooks)
+    git("add", "-A", cwd=hooks)
+    git("commit", "-q", "-m", "the hook", cwd=hooks)
+    scratch = tmp_path / "scratch"
+    for name in ("python", "bash"):
+        shutil.copytree(ROOT / name, scratch / name)
+    (scratch / "README.md").write_text("Two ports.\n")
+    (scratch / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: {git('rev-parse', 'HEAD', cwd=hooks)}\n    hooks:\n      - id: harness-check\n"
+    )
+    git("init", "-q", cwd=scratch)
+    git("add", "-A", cwd=scratch)
+    home = tmp_path / "pre-commit-home"
+
+    passed = pre_commit(scratch, home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "harness check (the ports' manifests)" in passed.stdout and "Passed" in passed.stdout
+
+    manifest = scratch / "python" / "language.toml"
+    text = manifest.read_text()
+    manifest.write_text(text.replace("\npegs = ", "\npeg = "))
+    line = text.splitlines().index(next(line for line in text.splitlines() if line.startswith("pegs = "))) + 1
+    git("add", "-A", cwd=scratch)
+    failed = pre_commit(scratch, home)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "Failed" in failed.stdout and f"python/language.toml:{line}: [output] unknown key 'peg'" in failed.stdout, failed.stdout
+    assert "1 of 2 manifests sound, 1 broken" in failed.stdout
+
+    (scratch / "README.md").write_text("Two ports, one broken, and a change elsewhere.\n")
+    manifest.write_text(text)
+    git("add", "-A", cwd=scratch)
+    mended = pre_commit(scratch, home)
+    assert mended.returncode == 0, mended.stdout + mended.stderr

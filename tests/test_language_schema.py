@@ -1,0 +1,122 @@
+"""language.schema.json, which editors read to underline a misspelt key: it names exactly the keys
+the manifest parser knows, table by table, so neither can change alone; and a real validator agrees
+with the parser on every manifest in the repository."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import jsonschema
+import pytest
+
+from conftest import ROOT
+from harness import discover
+from harness.discover import load_port
+from harness.model import METHODS, PEGS
+from harness.scaffold import new_language
+
+SCHEMA_FILE = ROOT / "harness" / "language.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text())
+DEFINITIONS = SCHEMA["definitions"]
+VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+MANIFESTS = sorted(path for path in ROOT.rglob(discover.MANIFEST) if not {".git", ".venv"} & set(path.relative_to(ROOT).parts))
+
+
+def test_the_schema_is_a_valid_draft_7_schema():
+    jsonschema.Draft7Validator.check_schema(SCHEMA)
+
+
+def test_the_schema_names_the_parsers_keys_table_by_table():
+    """Each of the parser's key tables against the schema's table; a key added, renamed or dropped
+    on either side alone fails here."""
+    tables = {
+        "the manifest": (SCHEMA["properties"], discover.PORT_KEYS),
+        "[method.NAME]": (SCHEMA["properties"]["method"]["additionalProperties"]["properties"], discover.PROGRAM_KEYS),
+        "[output]": (DEFINITIONS["output"]["properties"], discover.OUTPUT_KEYS),
+        "[[requires]]": (DEFINITIONS["requires"]["items"]["properties"], discover.REQUIRE_KEYS),
+        "[postgresql]": (DEFINITIONS["postgresql"]["properties"], discover.QUERY_KEYS),
+        "[[source]]": (DEFINITIONS["source"]["properties"], discover.SOURCE_KEYS),
+    }
+    for table, (properties, keys) in tables.items():
+        assert sorted(properties) == sorted(keys), table
+    for table in ("the manifest", "[method.NAME]"):
+        properties = tables[table][0]
+        assert all(properties[key] == {"$ref": f"#/definitions/{key}"} for key in discover.PROGRAM_KEYS), table
+    assert DEFINITIONS["method"]["enum"] == list(METHODS)
+    assert DEFINITIONS["output"]["properties"]["format"]["enum"] == list(discover.OUTPUT_FORMATS)
+    assert DEFINITIONS["output"]["properties"]["pegs"]["minItems"] == DEFINITIONS["output"]["properties"]["pegs"]["maxItems"] == PEGS
+    assert DEFINITIONS["source"]["required"] == list(discover.SOURCE_TEXTS)
+    assert DEFINITIONS["requires"]["items"]["required"] == ["executable"]
+
+
+def problems(data: dict) -> list[str]:
+    return [f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in VALIDATOR.iter_errors(data)]
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda path: str(path.relative_to(ROOT).parent))
+def test_every_manifest_in_the_repository_the_parser_takes_the_schema_takes(manifest):
+    """Every manifest of the ports and the test suites: one the parser takes is valid by the schema;
+    one the schema refuses, the parser refuses too (it checks more: placeholders, patterns, files)."""
+    port = load_port(manifest)
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):  # not TOML, or too deep for its reader
+        assert port.manifest_error is not None
+        return
+    found = problems(data)
+    if port.manifest_error is None:
+        assert not found, found
+    if found:
+        assert port.manifest_error is not None, found
+
+
+def test_the_suites_hold_manifests_of_every_kind():
+    """The manifests above are many, and some broken, so the agreement is tried both ways."""
+    assert len(MANIFESTS) > 50
+    assert problems(tomllib.loads((ROOT / "tests" / "fake_ports" / "misspelt-require" / "language.toml").read_text()))
+    readable = [path for path in MANIFESTS if "not-utf8" not in path.parent.name]
+    assert any(not problems(tomllib.loads(path.read_text())) and load_port(path).manifest_error for path in readable), "none the parser alone refuses"
+
+
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (("pegs =", "peg ="), "output: Additional properties are not allowed ('peg' was unexpected)"),
+        (("[[requires]]", "[[require]]"), ": Additional properties are not allowed ('require' was unexpected)"),
+        (('terms = "unknown"', 'licence = "unknown"'), "source/0: 'terms' is a required property"),
+        (('methods = ["binary", "recursive", "iterative", "cyclic"]', 'methods = ["spiral"]'), "methods/0: 'spiral' is not one of"),
+        (('title = "Tower of Hanoi"', 'title = " "'), "source/0/title: ' ' does not match"),
+    ],
+)
+def test_the_schema_refuses_what_the_parser_refuses(change, where):
+    old, new = change
+    text = (ROOT / "python" / "language.toml").read_text()
+    assert old in text
+    changed = text.replace(old, new, 1)
+    assert any(problem.startswith(where) for problem in problems(tomllib.loads(changed))), problems(tomllib.loads(changed))
+
+
+def test_the_ports_and_a_new_port_point_editors_at_the_schema(tmp_path):
+    """taplo and the editors built on it follow a first line ``#:schema PATH``, relative to the manifest."""
+    for manifest in (ROOT / name / discover.MANIFEST for name in ("bash", "cpp", "prolog", "python", "sql")):
+        first = manifest.read_text().splitlines()[0]
+        assert first == "#:schema ../harness/language.schema.json" and (manifest.parent / first.split()[1]).resolve() == SCHEMA_FILE
+
+    elsewhere = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
+    assert elsewhere.read_text().splitlines()[0] == f"#:schema {SCHEMA_FILE}"  # the harness is installed outside these ports
+    assert not problems(tomllib.loads(elsewhere.read_text()))
+
+
+def test_a_new_port_beside_the_harness_points_at_its_schema_by_a_relative_path(tmp_path, monkeypatch):
+    """Where the schema the harness ships lies inside the folder of ports (as in this checkout, or a
+    repository that keeps the harness beside its ports), the path is relative, so it holds in any clone."""
+    import harness.scaffold
+
+    shipped = tmp_path / "tools" / "harness" / "language.schema.json"
+    shipped.parent.mkdir(parents=True)
+    shipped.write_text(SCHEMA_FILE.read_text())
+    monkeypatch.setattr(harness.scaffold, "SCHEMA", shipped)
+    made = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
+    first = made.read_text().splitlines()[0]
+    assert first == "#:schema ../tools/harness/language.schema.json" and (made.parent / first.split()[1]).resolve() == shipped

