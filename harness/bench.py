@@ -37,8 +37,8 @@ from harness.errors import BenchError, CellError
 from harness.evaluate import evaluate, judge_output
 from harness.gate import Gate
 from harness.model import METHODS, Outcome
-from harness.report import literal
-from harness.serialize import Versions
+from harness.report import Versions
+from harness.report.terminal import literal
 from harness.settings import Settings
 
 GATE_N = 5

@@ -28,7 +28,7 @@ from rich.console import Console
 from harness.discover import Port
 from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
-from harness.report import STYLE, diff_markup, literal
+from harness.report.terminal import STYLE, diff_markup, literal
 from harness.runners.postgres import Database
 from harness.runners.postgres.connection import psql_executable
 

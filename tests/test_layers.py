@@ -19,9 +19,17 @@ LAYERS = [
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
-    ("report", {"serialize", "report", "page", "board"}),
+    ("report: the model and its registry of writers", {"report"}),
+    ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "board"}),
+    ("report: the writers", {"report.terminal", "report.markdown", "report.junit", "report.html", "report.listing"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
-    ("the command line", {"cli", "__main__"}),
+    ("the command line: the group and the options", {"cli.group", "cli.options"}),
+    ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish"}),
+    ("the command line: the commands", {
+        "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
+        "cli.new_language",
+    }),
+    ("the command line: the program", {"cli", "__main__"}),
 ]
 FOLDER = Path(harness.__file__).parent
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REAL_PORTS, ROOT, harness, suite, valid_report
 from harness.model import METHODS, Shard
-from harness.serialize import schema_error
+from harness.report.json import schema_error
 
 
 def test_every_cell_is_in_exactly_one_shard_and_always_the_same_one():

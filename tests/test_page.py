@@ -14,8 +14,9 @@ import pytest
 
 from conftest import harness, suite
 from harness.model import METHODS, Cell, Outcome, Reason
-from harness.page import page
-from harness.serialize import Report, to_json
+from harness.report import Report
+from harness.report.html import page
+from harness.report.json import to_json
 from harness.settings import RunPlan
 from harness.verify import Board, describe
 

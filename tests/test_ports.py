@@ -10,7 +10,7 @@ import pytest
 from conftest import OFFERED, PORTS, REAL_PORTS, ROOT, compare_json, offered, program_argv, reference_digest
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
-from harness.report import ports_markdown
+from harness.report.listing import ports_markdown
 
 NS = range(11)
 TAKES_METHOD_N = [

@@ -11,7 +11,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import OFFERED, REAL_PORTS, harness, offered, reference_digest, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
-from harness.report import SHOWN_IN_SUMMARY, differences, faults
+from harness.report.summary import SHOWN_IN_SUMMARY, differences, faults
 
 BOX_DRAWING = re.compile("[\u2500-\u257f]")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, harness, left_behind, run_folder, suite
-from harness import cli
+from harness.cli import publish
 
 PREVIOUS = '{"the report": "of the run before"}\n'
 MANY_CELLS = ("--n", "0-64", "--max-moves", "0", "--method", "recursive,iterative,binary,cyclic")
@@ -129,9 +129,9 @@ def test_a_report_that_fails_halfway_leaves_the_previous_one_and_nothing_beside_
         raise OSError(28, "No space left on device")
 
     with pytest.raises(OSError, match="No space left"):
-        cli._replace(target, half)
+        publish.replace_whole(target, half)
     assert target.read_text() == PREVIOUS
-    cli._replace(target, lambda handle: handle.write(b"{}\n"))
+    publish.replace_whole(target, lambda handle: handle.write(b"{}\n"))
     assert target.read_text() == "{}\n"
     assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~current_umask())
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json"]

@@ -1,35 +1,26 @@
 """The report as data, and its JSON form: written field by field and read back the same way, so a
-renamed attribute cannot change the format unnoticed. ``report.schema.json`` beside this file
+renamed attribute cannot change the format unnoticed. ``harness/report.schema.json``
 describes the format; ``schema_version`` changes whenever a reader of the old one would misread it."""
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import functools
-import itertools
 import json
 import os
-import platform
 import re
-import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.compare import Agreement, agreements, succeeded
 from harness.discover import Source
-from harness.errors import MergeError, ReportError, first_line
-from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, cell_id, shorten, span, utf8_safe
+from harness.errors import ReportError, first_line
+from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, shorten
+from harness.report import PortInfo, Report
 from harness.settings import RunPlan
 
 SCHEMA_VERSION = 3
 """2: a report records its plan, and a merge what of the plans no report holds. 3: a failing cell
 records where its moves part from the reference, and the moves it printed from there."""
-SHOWN_MISSING_CELLS = 20
-"""The most missing cells a merge names one by one; the rest are counted."""
 MAX_REPORT_BYTES = 32 << 20
 """The most a report read back may hold: refused before it is read. A run of every port, method and
 n (0 to 64) of a hundred ports writes about 12 MiB; memory stays near ten times what is read."""
@@ -40,92 +31,7 @@ DETAIL_CHARS = 8_000
 The harness's own details keep a port's stderr to its first and last lines, within that."""
 DIFF_LINES = 200
 """The most lines of a cell's diff a report read back keeps."""
-SCHEMA = Path(__file__).with_name("report.schema.json")
-
-Versions = dict[str, dict[str, str | None]]
-"""Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
-
-
-def now() -> str:
-    """The time now, as the report writes it: UTC, ISO 8601, to the second."""
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-def machine() -> dict[str, Any]:
-    """Where a run happened: the CPU, the cores, the OS, the Python."""
-    model = None
-    with contextlib.suppress(OSError):
-        model = next(
-            (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
-            None,
-        )
-    return {
-        "cpu": model or platform.processor() or None,
-        "cores": os.cpu_count(),
-        "os": platform.platform(),
-        "python": platform.python_version(),
-    }
-
-
-def commit(root: Path) -> str | None:
-    """The checkout's commit, marked when files differ from it; None where ``root`` is no checkout.
-    Only read: git takes no lock on the checkout's index for it (GIT_OPTIONAL_LOCKS=0), so a run
-    stopped, or short of disk, meanwhile leaves the checkout as it was."""
-    reading = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, env=reading)
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, timeout=10, env=reading
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if head.returncode != 0 or not head.stdout.strip():
-        return None
-    return head.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-
-
-@dataclass(frozen=True)
-class PortInfo:
-    """What a report records of a port: enough to show it without its manifest."""
-
-    name: str
-    summary: str
-    methods: tuple[str, ...]
-    versions: dict[str, str | None]
-    manifest_error: str | None = None
-    sources: tuple[Source, ...] = ()
-    """The documents the port follows, as its manifest names them."""
-
-
-@dataclass
-class Report:
-    """One run of ``compare`` (or several merged): when, where, with what plan and options, and every cell."""
-
-    command: str
-    started: str
-    finished: str
-    commit: str | None
-    plan: RunPlan
-    options: dict[str, Any]
-    machine: dict[str, Any]
-    ports: list[PortInfo]
-    methods: list[str]
-    cells: list[Cell]
-    harness: str = __version__
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    """For a merged report, the runs it was made from (each one's times, commit, plan, options, machine)."""
-    missing: list[str] = field(default_factory=list)
-    """For a merged report, each part of the plans that no report holds: a port, a shard, a cell."""
-
-    @property
-    def agreement(self) -> list[Agreement]:
-        """For each n and puzzle, which cells printed which digest."""
-        return agreements(self.cells)
-
-    @property
-    def passed(self) -> bool:
-        """Whether nothing planned is missing, every cell that ran passed and the ports agree."""
-        return not self.missing and succeeded(self.cells, self.agreement)
+SCHEMA = Path(__file__).parent.parent / "report.schema.json"
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -167,6 +73,11 @@ def to_json(report: Report) -> dict[str, Any]:
 _JSON_ESCAPES = re.compile(r"\\\\|\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\udc([89a-f][0-9a-f])")
 """In JSON text as json.dumps writes it: an escaped backslash, a pair of surrogates (one character),
 or a lone surrogate that stands for a byte of a name that was not UTF-8."""
+
+
+def json_report(report: Report) -> str:
+    """The report as the JSON file a run writes."""
+    return json_text(to_json(report), indent=2) + "\n"
 
 
 def json_text(data: Any, indent: int | None = None) -> str:
@@ -300,82 +211,6 @@ def _parting_from_json(entry: dict[str, Any] | None) -> Parting | None:
     if entry is None:
         return None
     return Parting(int(entry["at"]), tuple(Move(None if disk is None else int(disk), int(src), int(dst)) for disk, src, dst in entry["printed"]))
-
-
-def merge_reports(reports: list[tuple[str, Report]], mixed: bool, expected: tuple[str, ...] = ()) -> Report:
-    """One report of the cells of several runs (each read from the path it is paired with), such as
-    the shards of one run on several machines, merged on this machine. It fails, naming them, where
-    the reports' plans, or the ports ``expected`` besides, hold something no report does.
-    :class:`MergeError` for reports from different commits or harness versions (unless ``mixed``),
-    or that hold one cell twice."""
-    commits = {report.commit for _, report in reports}
-    harnesses = {report.harness for _, report in reports}
-    if not mixed and (len(commits) > 1 or len(harnesses) > 1):
-        which = ", ".join(f"{path}: commit {report.commit}, harness {report.harness}" for path, report in reports)
-        raise MergeError(f"the reports come from different commits or harness versions ({which}); --mixed merges them anyway")
-    seen: dict[str, str] = {}
-    for path, report in reports:
-        for cell in report.cells:
-            if cell.id in seen:
-                raise MergeError(f"the cell {cell.id} is in both {seen[cell.id]} and {path}: merge the reports of separate shards")
-            seen[cell.id] = path
-    ports: dict[str, PortInfo] = {}
-    for _, report in reports:
-        for port in report.ports:
-            ports.setdefault(port.name, port)
-    methods = [method for method in METHODS if any(method in report.methods for _, report in reports)]
-    order = {(name, method): (i, j) for i, name in enumerate(sorted(ports)) for j, method in enumerate(methods)}
-    cells = sorted((cell for _, report in reports for cell in report.cells), key=lambda c: (c.n, *order[(c.port, c.method)]))
-    plans = [report.plan for _, report in reports]
-    planned = {port for plan in plans for port in plan.ports}
-    whole = RunPlan(
-        tuple(sorted(planned | set(map(utf8_safe, expected)))), tuple(method for method in METHODS if any(method in plan.methods for plan in plans)),
-        tuple(sorted({n for plan in plans for n in plan.ns})),
-    )
-    return Report(
-        "merge", min(r.started for _, r in reports), max(r.finished for _, r in reports), commits.pop() if len(commits) == 1 else None,
-        whole, {"reports": [path for path, _ in reports], "mixed": mixed, "expected": list(expected)}, machine(),
-        [ports[name] for name in sorted(ports)], methods, cells,
-        sources=[
-            {"path": path, "harness": r.harness, "started": r.started, "finished": r.finished, "commit": r.commit,
-             "plan": r.plan.to_json(), "options": r.options, "machine": r.machine}
-            for path, r in reports
-        ],
-        missing=unreported(plans, set(seen), [port for port in map(utf8_safe, expected) if port not in planned]),
-    )
-
-
-def unreported(plans: list[RunPlan], held: set[str], unplanned: list[str]) -> list[str]:
-    """What no report holds, each named once and as a whole: a port no plan names (of ``unplanned``),
-    a shard of a run none of whose reports is that shard, and then any other planned cell not ``held``.
-    The plans' cells are walked, never held: a merge's memory is that of its reports."""
-    found = [f"port {port}: no report (the checkout's manifests list it)" for port in unplanned]
-    shards: dict[tuple[RunPlan, int], set[int]] = {}
-    for plan in plans:
-        if plan.shard is not None:
-            shards.setdefault((plan.whole(), plan.shard.count), set()).add(plan.shard.index)
-    absent: dict[RunPlan, list[Shard]] = {}
-    for (run, count), indices in shards.items():
-        for index in sorted(set(range(1, count + 1)) - indices):
-            absent.setdefault(run, []).append(Shard(index, count))
-            found.append(f"shard {index}/{count}: no report (of the run of ports {', '.join(run.ports)}; n={span(run.ns)}; {', '.join(run.methods)})")
-    runs = list(dict.fromkeys(plan.whole() for plan in plans))
-    cells: list[str] = []
-    count = 0
-    for number, run in enumerate(runs):
-        unsharded, earlier_runs = absent.get(run, []), runs[:number]
-        for n, port, method in itertools.product(run.ns, run.ports, run.methods):
-            if cell_id(port, method, n) in held or any(shard.holds(port, method, n) for shard in unsharded):
-                continue
-            if any(port in earlier.ports and method in earlier.methods and n in earlier.ns for earlier in earlier_runs):
-                continue  # named already, as a cell of an earlier run
-            count += 1
-            if len(cells) < SHOWN_MISSING_CELLS:
-                cells.append(cell_id(port, method, n))
-    found += [f"cell {cell}: no report" for cell in cells]
-    if count > SHOWN_MISSING_CELLS:
-        found.append(f"… and {count - SHOWN_MISSING_CELLS} more cells: no report")
-    return found
 
 
 def schema_error(data: Any) -> str | None:

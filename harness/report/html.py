@@ -15,10 +15,11 @@ from html import escape
 from pathlib import Path
 
 from harness.model import Cell, Outcome, utf8_safe
-from harness.report import View, by_port, offered, one_line, summarise
-from harness.serialize import Report, json_text, to_json
+from harness.report import Report
+from harness.report.json import json_text, to_json
+from harness.report.summary import View, by_port, offered, one_line, summarise
 
-WEB = Path(__file__).with_name("web")
+WEB = Path(__file__).parent.parent / "web"
 MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "⚠", Outcome.SKIPPED: "–"}
 """Each outcome has a sign and a word besides its colour."""
 

@@ -1,0 +1,106 @@
+"""The ``harness`` command: compare every port, run one, list them, merge reports from several runs.
+
+Every command is a module of this package that reads its options, opens a session (the run's gate:
+walls, PostgreSQL, secrets) and publishes what it found. All share one set of options (options.py)
+and one exit-code policy (group.py):
+0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
+1 when a cell failed or errored, the ports disagree, a manifest is broken, a report could not be
+written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and
+128 + the signal's number when interrupted (130 for Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import io
+import os
+import signal
+import sys
+import threading
+import time
+
+import click
+
+from harness.cli import bench, check, compare, doctor, list_ports, merge, new_language, run, show, transcripts
+from harness.cli.group import ExitCode, cli
+from harness.model import visible
+from harness.runners.base import WAITS
+
+COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, new_language)
+"""The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
+
+
+STOP_SECONDS = 4.0
+"""How long a stopped run may take to end its ports and servers before it gives up on them."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _stopped_by(number: int) -> str:
+    return "interrupted" if number == signal.SIGINT else f"stopped by {signal.Signals(number).name}"
+
+
+def _stop(number: int, _frame: object) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP: the run cleans up and ends, within STOP_SECONDS whatever a server or
+    the Docker engine does (the next run sweeps what could not be removed)."""
+    _give_up_after(STOP_SECONDS, number)
+    if number == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(number)
+
+
+@functools.cache
+def _give_up_after(seconds: float, number: int) -> None:
+    """End the process in ``seconds``, naming what it still waited on, if it has not ended by then."""
+
+    def give_up() -> None:
+        time.sleep(seconds)
+        waited = WAITS.names()
+        on = f"; gave up after {seconds:g} s waiting for {', '.join(waited)}" if waited else ""
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"harness: {_stopped_by(number)}{on}\n")
+            sys.stderr.flush()
+        os._exit(ExitCode.SIGNALLED + number)
+
+    threading.Thread(target=give_up, name="give-up", daemon=True).start()
+
+
+def main() -> None:
+    """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
+    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal.
+    What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
+    ``\\u2014``: a report is never lost to the terminal's encoding."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(handled, _stop)
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.UsageError as error:
+        where = error.ctx.command_path if error.ctx else "harness"
+        click.echo(f"{where}: {visible(error.format_message())} (see {where} --help)", err=True)
+        sys.exit(ExitCode.USAGE)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except (click.Abort, KeyboardInterrupt) as error:
+        cause = error.__cause__ if isinstance(error, click.Abort) else error
+        number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
+        click.echo(f"harness: {_stopped_by(number)}", err=True)
+        sys.exit(ExitCode.SIGNALLED + number)
+    finally:
+        # Whatever the run leaves is freed with the process: no last collection walks it first,
+        # which took longer than writing the report (two or three hundredths of a second).
+        gc.freeze()
+    sys.exit(code)
+
+

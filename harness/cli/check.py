@@ -1,0 +1,36 @@
+"""``harness check``: the manifests alone, for a commit hook or an editor; nothing is run or started."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli, finish
+from harness.model import visible
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
+@click.pass_context
+def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
+    """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
+    reads them, without running, building or asking anything (for a commit hook or an editor).
+    A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
+    Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
+    from harness.discover import MANIFEST, load_port
+
+    given = paths or (Path(os.path.relpath(ctx.meta["root"])),)
+    manifests: dict[Path, None] = {}  # in order, each once
+    for path in given:
+        inside = path / MANIFEST
+        manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
+    if not manifests:
+        raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
+    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
+    for problem in broken:
+        click.echo(visible(problem))
+    count = len(manifests)
+    click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
+    finish(not broken)

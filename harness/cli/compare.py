@@ -1,0 +1,57 @@
+"""``harness compare``: every cell of the plan, verified, the ports held to one another, the report published."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
+from harness.cli.options import DATABASE, ISOLATION, REPORTS, chosen, options, settings_from
+from harness.cli.publish import Outputs, publish
+from harness.cli.session import open_gate, port_versions, progress_bar
+from harness.model import visible
+
+if TYPE_CHECKING:
+    from harness.discover import Port
+    from harness.gate import Gate
+    from harness.report import PortInfo
+
+
+@cli.command(epilog=EXIT_CODES)
+@options("n", "port", "method", "jobs", "timeout", "build_timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
+@click.pass_obj
+def compare(ports: list[Port], /, **given: Any) -> None:
+    """Run every (port, method) cell for each n, verify each, and check that all agree."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.evaluate import evaluate_all
+    from harness.report import Report, now
+
+    settings = settings_from(ports, given)
+    ports = chosen(ports, settings)
+    started = now()
+    with open_gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
+        task = progress.add_task("cells", total=len(settings.plan.cells()))
+        if gate.database is not None:
+            gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
+        aside = ThreadPoolExecutor(max_workers=1)
+        try:
+            about = aside.submit(_about, ports, gate)
+            cells = evaluate_all(ports, settings, gate, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
+        finally:  # stopped, the run waits for none of it; else for it below
+            aside.shutdown(wait=False)
+    infos, checkout, where = about.result()
+    report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
+    publish(report, Outputs.given(given))
+
+
+def _about(ports: list[Port], gate: Gate) -> tuple[list[PortInfo], str | None, dict[str, Any]]:
+    """What a report says of its run besides the cells: each port with its interpreters' versions,
+    the commit and the machine. Gathered while the cells run, with the report's writer loaded
+    meanwhile, so none of it is waited for once they are done."""
+    from harness.report import port_info
+    from harness.report.about import commit, machine
+
+    versions = port_versions(ports, gate)
+    return [port_info(port, versions) for port in ports], commit(PROJECT_ROOT), machine()

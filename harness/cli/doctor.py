@@ -1,0 +1,48 @@
+"""``harness doctor``: what the ports need, what is missing here and how to get it; whether the sandbox can run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.options import chosen, options, settings_from
+from harness.cli.session import tmpdir_problem
+from harness.errors import DoctorError
+from harness.model import visible
+
+if TYPE_CHECKING:
+    from harness.discover import Port
+
+
+@cli.command(epilog=EXIT_CODES)
+@options("port")
+@click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
+@click.pass_obj
+def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
+    """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
+    with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
+    Then whether --isolation sandbox can run here, and if not, why and what to do.
+    Exit 0 when everything the ports need is here, 1 when something is still missing."""
+    from harness.doctor import install, needs
+    from harness.runners.modes.sandbox import sandbox_problem
+
+    ports = chosen(ports, settings_from(ports, given))
+    found = needs(ports)
+    missing = [need.requirement for need in found if not need.found]
+    if missing and install_missing:
+        try:
+            install(missing)
+        except DoctorError as error:
+            click.echo(visible(f"cannot install {', '.join(req.executable for req in missing)}: {error}"), err=True)
+        found = needs(ports)
+    for need in found:
+        state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
+        click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
+    problem = tmpdir_problem() or sandbox_problem()
+    click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
+    still = [need.requirement.executable for need in found if not need.found]
+    if still:
+        click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))
+    finish(not still)

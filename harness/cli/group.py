@@ -1,0 +1,91 @@
+"""The ``harness`` group: finding the ports, sweeping what a killed run left, and the one exit-code policy."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from harness import __version__
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""The harness's own checkout, whose commit a report names; the ports may be anywhere."""
+
+
+ROOT_VARIABLE = "HANOI_ROOT"
+
+
+class ExitCode(enum.IntEnum):
+    """How every command exits (see EXIT_CODES); a signal's is SIGNALLED + its number."""
+
+    PASSED = 0
+    FAILED = 1
+    USAGE = 2
+    SIGNALLED = 128
+
+
+def _sweep_leftovers() -> None:
+    """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
+    from harness.runners.process import sweep_orphans, sweep_servers
+
+    servers, ports = sweep_servers(), sweep_orphans()
+    left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
+    say_removed(left + [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports))
+
+
+@functools.cache
+def sweep_old_containers() -> None:
+    """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
+    need not wait for an engine."""
+    from harness.runners.modes.container import sweep_containers
+
+    containers = sweep_containers()
+    say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
+
+
+def say_removed(left: list[str]) -> None:
+    """Say on standard error what was removed of an earlier run's leftovers, if anything."""
+    if left:
+        click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
+
+
+EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
+(a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
+a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
+2 for a usage error; 128 + the signal's number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
+@click.version_option(__version__, prog_name="harness")
+@click.option(
+    "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar=ROOT_VARIABLE,
+    show_default=f"${ROOT_VARIABLE}, else the current folder or the nearest parent with a */language.toml",
+    help="Folder whose subfolders hold the ports, one language.toml each.",
+)
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None) -> None:
+    """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
+    from harness.discover import discover, find_root
+    from harness.runners.process import become_subreaper
+
+    become_subreaper()
+    _sweep_leftovers()
+    found = find_root(root)
+    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check")
+    if found is None and needs_ports:
+        raise click.UsageError(
+            "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
+        )
+    ctx.meta["root"] = found or Path.cwd()
+    ctx.obj = discover(ctx.meta["root"])
+    if not ctx.obj and needs_ports:
+        raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
+
+
+def finish(ok: bool) -> NoReturn:
+    """Exit by the one policy: 0 when all went well, 1 otherwise."""
+    sys.exit(ExitCode.PASSED if ok else ExitCode.FAILED)

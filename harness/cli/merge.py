@@ -1,0 +1,55 @@
+"""``harness merge``: the reports of several runs made one, held to the plans they record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli
+from harness.cli.options import REPORTS, options
+from harness.cli.publish import Outputs, publish
+from harness.errors import MergeError, ReportError
+
+if TYPE_CHECKING:
+    from harness.report import Report
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
+@click.option(
+    "--expect", type=click.Choice(["checkout", "plan"]), default="checkout", show_default=True,
+    help="What must have a report: every port the manifests under --root list and all the reports' plans hold (checkout), or their plans alone (plan).",
+)
+@options(*REPORTS)
+@click.pass_context
+def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> None:
+    """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
+    decide from their digests whether all the ports agree, as compare does for one run. Each report
+    records the run it is part of: a port, a shard or a cell of it that no report holds fails the merge,
+    named."""
+    from harness.report.merge import merge_reports
+
+    if expect == "checkout" and not ctx.obj:
+        raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
+    expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
+    try:
+        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed, expected)
+    except MergeError as error:
+        raise click.UsageError(str(error)) from None
+    publish(merged, Outputs.given(given))
+
+
+def _read_report(path: str) -> Report:
+    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
+    read, or is no report, is a usage error naming it and where it goes wrong."""
+    from harness.report.json import read_report
+
+    try:
+        return read_report(Path(path))
+    except OSError as error:
+        raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except ReportError as error:
+        raise click.UsageError(str(error)) from None

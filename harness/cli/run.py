@@ -1,0 +1,37 @@
+"""``harness run``: one cell's moves, canonical or as the port prints them."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli
+from harness.cli.options import DATABASE, ISOLATION, options
+from harness.cli.session import one_cell, say_how_it_ended
+from harness.environment import SECRETS
+from harness.model import visible
+
+if TYPE_CHECKING:
+    from harness.discover import Port
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("port_name", metavar="PORT")
+@click.argument("method")
+@options("n", "timeout", "build_timeout", "strict", *DATABASE)
+@click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
+@options(*ISOLATION)
+@click.pass_obj
+def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> None:
+    """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
+    def show(line: str) -> None:
+        sys.stdout.write(visible(line) + "\n")
+
+    cell = one_cell(
+        ports, port_name, method, given, "run",
+        on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
+    )
+    sys.stdout.flush()
+    say_how_it_ended(cell)

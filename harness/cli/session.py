@@ -1,0 +1,132 @@
+"""What a command's run holds while it runs: its gate (walls, PostgreSQL, secrets, builds), its
+console and progress bar, and the one cell that ``run`` and ``show`` ask for."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, cast
+
+import click
+
+from harness.cli.group import finish, sweep_old_containers
+from harness.cli.options import choose, settings_from
+from harness.environment import SECRETS
+from harness.model import METHODS, Cell, Outcome, visible
+from harness.settings import Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    from harness.discover import Port
+    from harness.gate import Gate
+    from harness.report import Versions
+
+
+def terminal(stderr: bool = False) -> Console:
+    """Where a command shows what it found: text from ports may look like rich's emoji codes
+    (``:smile:``), which are shown as typed; nothing is coloured that the harness did not mean."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, emoji=False)
+
+
+class _NoProgress:
+    """What stands for the progress bar off a terminal, where there is none to draw: rich's is not
+    even loaded, which would cost a run's start a hundredth of a second."""
+
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+    def add_task(self, description: str, total: int) -> TaskID:
+        return cast("TaskID", 0)
+
+    def update(self, task: TaskID, *, advance: int, description: str) -> None:
+        pass
+
+
+def progress_bar() -> Progress | _NoProgress:
+    """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal.
+    Its descriptions are shown as typed: text from a port is no markup."""
+    if not sys.stderr.isatty():
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=terminal(stderr=True), transient=True,
+    )
+
+
+def port_versions(ports: list[Port], gate: Gate) -> Versions:
+    """Each port's interpreters' versions (None where one says nothing)."""
+    return {name: {executable: said for executable, (said, _) in answers.items()} for name, answers in gate.versions(ports).items()}
+
+
+def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
+    """The run's gate: its walls, and its PostgreSQL, not yet started (it starts when a cell first
+    needs it; none, and no PostgreSQL client loaded, for ports of which none runs in PostgreSQL).
+    The DSN's password is a secret: a port that prints it has it masked in every report."""
+    from harness.gate import Gate
+
+    problem = tmpdir_problem()
+    if problem:
+        raise click.ClickException(problem)
+    if dsn:
+        from harness.runners.postgres.connection import dsn_password
+
+        SECRETS.add(dsn)
+        SECRETS.add(dsn_password(dsn))
+    if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
+        sweep_old_containers()
+    return Gate(settings, dsn, ports)
+
+
+def tmpdir_problem() -> str | None:
+    """Why the run's temporary folder, TMPDIR, cannot be used, if it cannot. Every program the run
+    starts gets it as its own (the sandbox mounts it; a port, a compiler and PostgreSQL write there),
+    where Python alone would quietly take /tmp instead."""
+    tmpdir = os.environ.get("TMPDIR")
+    if not tmpdir:
+        return None
+    if not Path(tmpdir).is_dir():
+        why = "which is not a folder" if Path(tmpdir).exists() else "which does not exist"
+    elif not os.access(tmpdir, os.W_OK | os.X_OK):
+        why = "a folder this user may not write in"
+    else:
+        return None
+    return visible(
+        f"TMPDIR is {tmpdir}, {why}: the run and every program it starts keep their temporary files there; make it a folder you may write, or unset it"
+    )
+
+
+def one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
+    """One cell of the port and method named, for the one n given, run as compare runs it; ``sinks``
+    see its lines or moves as they come."""
+    from harness.evaluate import evaluate
+
+    if len(given["ns"]) != 1:
+        raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
+    by_name = {port.name: port for port in ports}
+    port = by_name[choose(port_name, list(by_name), "port", "'PORT'")[0]]
+    method = choose(method, list(METHODS), "method", "'METHOD'")[0]
+    settings = settings_from(ports, given)
+    with open_gate(settings, given["dsn"], [port]) as gate:
+        return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
+
+
+def say_how_it_ended(cell: Cell) -> NoReturn:
+    """A cell that did not pass says why on standard error, with its diff; the exit code says whether it ran well."""
+    from harness.report.terminal import literal
+
+    if cell.outcome is not Outcome.PASS:
+        err = terminal(stderr=True)
+        err.print(literal(f"{cell.label}: {cell.outcome.value}: {cell.detail}"))
+        for line in cell.diff:
+            err.print(literal(line))
+    finish(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))

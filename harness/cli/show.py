@@ -1,0 +1,55 @@
+"""``harness show``: one cell's moves drawn as stacks of discs."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli
+from harness.cli.options import DATABASE, ISOLATION, options
+from harness.cli.session import one_cell, say_how_it_ended
+from harness.model import METHODS, Move, visible
+
+if TYPE_CHECKING:
+    from harness.discover import Port
+
+MAX_SHOWN = 12
+"""The most discs ``show`` draws: three towers of 12 fit an 80-column terminal."""
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("port_name", metavar="PORT")
+@click.argument("method")
+@options("n", "timeout", "build_timeout", "strict", *DATABASE)
+@click.option(
+    "--delay", type=click.FloatRange(min=0, max=60), default=0.3, show_default=True, metavar="SECONDS",
+    help="Seconds between moves on a terminal.",
+)
+@options(*ISOLATION)
+@click.pass_obj
+def show(ports: list[Port], /, port_name: str, method: str, delay: float, **given: Any) -> None:
+    """Draw one cell's moves as stacks of discs: animated on a terminal, each position once when piped.
+    The moves are the port's own, verified; a port that breaks a rule is drawn up to it."""
+    from harness.board import draw, heading, positions
+
+    if given["ns"] and given["ns"][0] > MAX_SHOWN:
+        raise click.BadParameter(f"show draws at most {MAX_SHOWN} discs, {MAX_SHOWN} being as wide as a terminal", param_hint="'--n'")
+    moves: list[Move] = []
+    cell = one_cell(ports, port_name, method, given, "show", on_move=moves.append)
+    animated = sys.stdout.isatty()
+    sys.stdout.write(visible(heading(cell.label, METHODS[cell.method], len(moves))) + "\n")
+    drawn = 0
+    for number, (pegs, move) in enumerate(positions(cell.n, moves)):
+        lines = draw(cell.n, pegs, move, number, len(moves))
+        if animated and drawn:
+            time.sleep(delay)
+            sys.stdout.write(f"\x1b[{drawn}F")  # back to the first line of the board drawn last
+        elif drawn:
+            sys.stdout.write("\n")
+        sys.stdout.write("".join(f"{line}\x1b[K\n" if animated else f"{line}\n" for line in lines))
+        sys.stdout.flush()
+        drawn = len(lines)
+    say_how_it_ended(cell)

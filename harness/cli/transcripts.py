@@ -1,0 +1,35 @@
+"""``harness transcripts``: the documents' interactive sessions replayed in real interpreters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.options import DATABASE, choose, options, settings_from
+from harness.cli.session import open_gate, terminal
+from harness.errors import TranscriptError
+from harness.model import Outcome
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("names", nargs=-1)
+@options(*DATABASE)
+@click.pass_context
+def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> None:
+    """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
+    python3 -i, and check that every answer is still the one recorded."""
+    from harness.transcripts import discover as discover_transcripts
+    from harness.transcripts import render_transcripts, replay
+
+    root = ctx.meta["root"]
+    try:
+        found = discover_transcripts(root)
+    except TranscriptError as error:
+        raise click.ClickException(str(error)) from None
+    chosen = choose(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
+    with open_gate(settings_from(ctx.obj, given), given["dsn"], ctx.obj) as gate:
+        replays = [(t, replay(t, root, gate.database, ctx.obj)) for t in found if t.name in chosen]
+    render_transcripts(terminal(), replays)
+    finish(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))

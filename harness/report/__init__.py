@@ -1,0 +1,110 @@
+"""The report: one run (or several merged) as data, whatever form it is written in, and the
+registry of the forms it is written to files in. Each writer is a module of this package with a
+function that makes its text; adding a format is one module and one line in :data:`WRITERS`,
+which also makes its command-line option (``--NAME FILE``) and has it published."""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from harness import __version__
+from harness.compare import Agreement, agreements, succeeded
+from harness.model import Cell
+from harness.settings import RunPlan
+
+if TYPE_CHECKING:
+    from harness.discover import Port, Source
+
+
+Versions = dict[str, dict[str, str | None]]
+"""Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
+
+
+def now() -> str:
+    """The time now, as the report writes it: UTC, ISO 8601, to the second."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    """What a report records of a port: enough to show it without its manifest."""
+
+    name: str
+    summary: str
+    methods: tuple[str, ...]
+    versions: dict[str, str | None]
+    manifest_error: str | None = None
+    sources: tuple[Source, ...] = ()
+    """The documents the port follows, as its manifest names them."""
+
+
+@dataclass
+class Report:
+    """One run of ``compare`` (or several merged): when, where, with what plan and options, and every cell."""
+
+    command: str
+    started: str
+    finished: str
+    commit: str | None
+    plan: RunPlan
+    options: dict[str, Any]
+    machine: dict[str, Any]
+    ports: list[PortInfo]
+    methods: list[str]
+    cells: list[Cell]
+    harness: str = __version__
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    """For a merged report, the runs it was made from (each one's times, commit, plan, options, machine)."""
+    missing: list[str] = field(default_factory=list)
+    """For a merged report, each part of the plans that no report holds: a port, a shard, a cell."""
+
+    @property
+    def agreement(self) -> list[Agreement]:
+        """For each n and puzzle, which cells printed which digest."""
+        return agreements(self.cells)
+
+    @property
+    def passed(self) -> bool:
+        """Whether nothing planned is missing, every cell that ran passed and the ports agree."""
+        return not self.missing and succeeded(self.cells, self.agreement)
+
+
+def port_info(port: Port, versions: Versions) -> PortInfo:
+    """What the report records of a port: its summary, methods, versions, manifest error and sources."""
+    return PortInfo(port.name, port.summary, tuple(port.methods), dict(versions.get(port.name, {})), port.manifest_error, port.sources)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """A form a report is written to a file in: ``--NAME FILE`` writes it there (``-``: to standard
+    output, the table then going to standard error). ``function`` names, as ``module:function``, what
+    makes its text from a report; its module is loaded only by a run that asks for it."""
+
+    name: str
+    function: str
+    what: str
+    help: str
+
+    def text(self, report: Report) -> str:
+        """The report in this form."""
+        module, _, function = self.function.partition(":")
+        made: str = getattr(importlib.import_module(module), function)(report)
+        return made
+
+
+WRITERS: dict[str, Writer] = {
+    writer.name: writer
+    for writer in (
+        Writer("json", "harness.report.json:json_report", "JSON report", "Write the JSON report to FILE ('-': standard output)."),
+        Writer("junit", "harness.report.junit:junit", "JUnit report", "Write JUnit XML to FILE: a suite a port, a test case a cell."),
+        Writer("markdown", "harness.report.markdown:markdown", "Markdown report", "Write Markdown to FILE (for a CI step summary)."),
+        Writer(
+            "html", "harness.report.html:page", "HTML page",
+            "Write one self-contained HTML page to FILE: every cell, replayed move by move on a drawn board.",
+        ),
+    )
+}
+"""The report's file forms, in the order --help lists their options."""

@@ -1,0 +1,112 @@
+"""The report on a terminal or in a log: a table of ports by methods, then the problems grouped by
+port and reason, each distinct difference from the reference once, and the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.model import Outcome, visible
+from harness.report import Report
+from harness.report.markdown import markdown
+from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summarise
+
+STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
+
+
+
+
+def literal(text: str) -> str:
+    """Text from a port for rich markup: visible, and shown as typed, its own brackets no markup."""
+    return escape(visible(text))
+
+
+def render(report: Report, form: str, console: Console) -> None:
+    """The report on ``console`` as a table: pretty, plain or markdown (JSON is written, not rendered)."""
+    if form == "markdown":
+        console.out(markdown(report), highlight=False)
+    elif form == "plain":
+        console.out(plain(report), highlight=False)
+    else:
+        _pretty(summarise(report), console)
+
+
+def diff_markup(diff: Sequence[str]) -> list[str]:
+    """A unified diff's lines in rich markup, each coloured as diff colours it."""
+    colours = {"-": "red", "+": "green", "@": "cyan"}
+    return [f"[{colours.get(line[:1], 'default')}]{literal(line)}[/]" for line in diff]
+
+
+def _pretty(view: View, console: Console) -> None:
+    console.print(view.title, style="bold", highlight=False)
+    table = Table()
+    table.add_column("port")
+    for method in view.methods:
+        table.add_column(method)
+    for port, versions, columns in view.rows:
+        label = f"{escape(port)}\n[dim]{escape(versions)}[/]" if versions else escape(port)
+        table.add_row(label, *(
+            "\n".join(f"[{STYLE[outcome]}]{escape(text)}[/]" if outcome else f"[dim]{text}[/]" for outcome, text in column)
+            for column in columns
+        ))
+    console.print(table)
+    if view.faults:
+        console.print("\n[bold]Problems[/]")
+        for port, group in by_port(view.faults):
+            console.print(f"  [bold]{escape(port)}[/]")
+            for fault in group:
+                console.print(
+                    f"    [{STYLE[fault.outcome]}]{escape(fault.kind)}[/] {escape(fault.where)}: {escape(fault.detail)}",
+                    highlight=False,
+                )
+    if view.differences:
+        console.print("\n[bold]Where the moves part from the reference[/] (canonical moves: DISK SRC DST)")
+        for difference in view.differences[:SHOWN_DIFFS]:
+            for line in diff_markup(["--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines]):
+                console.print(f"  {line}", highlight=False)
+            console.print()
+        if len(view.differences) > SHOWN_DIFFS:
+            console.print(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
+    if view.missing:
+        console.print("\n[bold]Missing[/]")
+        for item in view.missing:
+            console.print(f"  [red]{escape(item)}[/]", highlight=False)
+    console.print()
+    for headline, digests in view.disagreements:
+        console.print(f"[red]{escape(headline)}[/]")
+        for digest, labels in digests:
+            console.print(f"  {escape(digest)}  {escape(', '.join(labels))}", highlight=False)
+    console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
+
+
+def plain(report: Report) -> str:
+    """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole."""
+    view = summarise(report)
+    header = ["port", *view.methods]
+    rows = [[port, *(", ".join(text for _, text in column) for column in columns)] for port, _, columns in view.rows]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = [view.title, ""]
+    lines += ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [header, *rows]]
+    versions = [(port, found) for port, found, _ in view.rows if found]
+    if versions:
+        lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
+    if view.faults:
+        lines += ["", "Problems"]
+        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.faults]
+    if view.differences:
+        lines += ["", "Where the moves part from the reference (canonical moves: DISK SRC DST)"]
+        for difference in view.differences[:SHOWN_DIFFS]:
+            lines += [f"  {line}" for line in ("--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines)]
+        if len(view.differences) > SHOWN_DIFFS:
+            lines.append(f"  … and {len(view.differences) - SHOWN_DIFFS} more; --json FILE keeps them all")
+    if view.missing:
+        lines += ["", "Missing"] + [f"  {item}" for item in view.missing]
+    lines.append("")
+    for headline, digests in view.disagreements:
+        lines.append(headline)
+        lines += [f"  {digest}  {', '.join(labels)}" for digest, labels in digests]
+    lines.append(view.verdict)
+    return "\n".join(lines)
