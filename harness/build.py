@@ -26,7 +26,7 @@ from pathlib import Path
 from harness.discover import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.errors import BuildFailed, Interrupted
 from harness.runners.base import Runner
-from harness.runners.process import PortProcess, StderrKeeper
+from harness.runners.process import StderrKeeper
 
 PROGRAM_NAME = "program"
 FOLDER_NAME = "build"
@@ -46,40 +46,46 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hanoi-polyglot"
 
 
-_locks: dict[Path, threading.Lock] = {}
-_locks_guard = threading.Lock()
-_failures: dict[Path, str] = {}  # a build that failed is not tried again in the same run
+class Builds:
+    """The builds of one run. Cells that share a build wait for one another rather than build twice,
+    and share its failure (a build that failed is not tried again in the same run); another harness
+    building the same is waited for too, until ``closing`` says the run is ending."""
 
+    def __init__(self, closing: Callable[[], bool]) -> None:
+        self._closing = closing
+        self._locks: dict[Path, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._failures: dict[Path, str] = {}
 
-def build(
-    port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "", inside: Path | None = None
-) -> Built | None:
-    """The built program for this cell (building it if it is not cached), or None if the program
-    needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
-    container's image): a build with other compilers is another build; ``inside``, where its
-    commands see the cache entry, if not where it is (mounted in a container). Cells that share a build wait for one another rather than build twice, and
-    share its failure; another harness building the same is waited for too."""
-    if not program.build:
-        return None
-    deadline = time.monotonic() + timeout
-    try:
-        entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, deadline)
-    except TimeoutError:
-        raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
-    built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
-    with _locks_guard:
-        lock = _locks.setdefault(entry, threading.Lock())
-    with lock, _held(entry.with_suffix(".lock"), timeout):
-        if entry in _failures:
-            raise BuildFailed(_failures[entry])
-        if not (entry / DONE_NAME).is_file():
-            try:
-                steps = commands(program, method, n, built.at(inside) if inside else built)
-                _build(port.folder, entry, built, steps, start, timeout, deadline)
-            except BuildFailed as error:
-                _failures[entry] = str(error)
-                raise
-    return built
+    def build(
+        self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "",
+        inside: Path | None = None,
+    ) -> Built | None:
+        """The built program for this cell (building it if it is not cached), or None if the program
+        needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
+        container's image): a build with other compilers is another build; ``inside``, where its
+        commands see the cache entry, if not where it is (mounted in a container)."""
+        if not program.build:
+            return None
+        deadline = time.monotonic() + timeout
+        try:
+            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, deadline)
+        except TimeoutError:
+            raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
+        built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
+        with self._guard:
+            lock = self._locks.setdefault(entry, threading.Lock())
+        with lock, _held(entry.with_suffix(".lock"), timeout, self._closing):
+            if entry in self._failures:
+                raise BuildFailed(self._failures[entry])
+            if not (entry / DONE_NAME).is_file():
+                try:
+                    steps = commands(program, method, n, built.at(inside) if inside else built)
+                    _build(port.folder, entry, built, steps, start, timeout, deadline)
+                except BuildFailed as error:
+                    self._failures[entry] = str(error)
+                    raise
+        return built
 
 
 def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[list[str], str]]:
@@ -106,7 +112,7 @@ def _compiler_here(name: str) -> str:
 
 
 @contextlib.contextmanager
-def _held(path: Path, timeout: float) -> Iterator[None]:
+def _held(path: Path, timeout: float, closing: Callable[[], bool]) -> Iterator[None]:
     """Hold a lock file, so that another harness building the same waits for this one; waiting is
     bounded by the build's time and ends when the run is closing."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +123,7 @@ def _held(path: Path, timeout: float) -> Iterator[None]:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if PortProcess.closing():
+                if closing():
                     raise Interrupted("the run is closing: no build starts now") from None
                 if time.monotonic() > deadline:
                     raise BuildFailed(f"another harness run was still building the same program after {timeout:g} s") from None

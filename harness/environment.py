@@ -69,6 +69,3 @@ class Secrets:
                 text = text.replace(value, MASK)
         return text
 
-
-SECRETS = Secrets(os.environ)
-"""This harness process's secrets."""

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
 from harness.discover import Output, Port, Program
-from harness.environment import SECRETS
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
 from harness.expect import DrawingWording, LineWording, Plan, Wording
 from harness.gate import Gate
@@ -50,18 +49,18 @@ def evaluate(
     on_move: MoveSink | None = None,
 ) -> Cell:
     """Run one (port, method, n) cell under ``settings`` (its timeout and strictness); ``on_line``
-    sees each raw line, ``on_move`` each verified move. A missing interpreter skips the cell, or
+    sees each raw line (the run's secrets masked), ``on_move`` each verified move. A missing interpreter skips the cell, or
     with ``strict`` makes it an error. Everything runs through ``gate``: a program within the run's
     walls, a query in its PostgreSQL (without a gate, a gate of the settings' own, for this cell alone)."""
-    cell = Cell(port.name, method, n)
-    started = time.perf_counter()
     if gate is None:
         with Gate(settings, ports=[port]) as own:
-            _play(cell, port, settings, own, on_line, on_move)
-    else:
-        _play(cell, port, settings, gate, on_line, on_move)
+            return evaluate(port, method, n, settings, own, on_line, on_move)
+    cell = Cell(port.name, method, n)
+    started = time.perf_counter()
+    secrets = gate.secrets
+    _play(cell, port, settings, gate, (lambda line: on_line(secrets.mask(line))) if on_line else None, on_move)
     cell.seconds = time.perf_counter() - started
-    cell.detail, cell.diff = SECRETS.mask(cell.detail), [SECRETS.mask(line) for line in cell.diff]
+    cell.detail, cell.diff = gate.secrets.mask(cell.detail), [gate.secrets.mask(line) for line in cell.diff]
     return cell
 
 

@@ -7,18 +7,19 @@ what it starts, it ends. A new kind of port gets those walls by going through he
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.build import build
+from harness.build import Builds
 from harness.discover import CONTAINERFILE, Built, Port, Program, Requirement
-from harness.environment import SECRETS
+from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.runners.base import Runner
-from harness.runners.process import PortProcess
 from harness.runners.walls import VERSION_SECONDS, Job, Walls, open_walls
 from harness.settings import Settings
 
@@ -40,14 +41,37 @@ class Gate:
         docker``; ``parent``: where a server the harness starts keeps its folder (default: the
         temporary folder)."""
         self.settings = settings
-        self.walls: Walls = open_walls(settings.isolation, settings.limits)
-        self.database: Database | None = None
-        in_postgres = [port for port in ports if port.query]
-        sql = next((port for port in in_postgres if (port.folder / CONTAINERFILE).is_file()), next(iter(in_postgres), None))
-        if sql is not None:
-            from harness.runners.postgres import Database  # psycopg, only for a run that has a port in PostgreSQL
+        self.secrets = Secrets(os.environ)
+        """The run's secrets, masked wherever a report quotes what a port printed: the environment's,
+        the DSN's password, and each port's role's."""
+        if dsn:
+            from harness.runners.postgres.connection import dsn_password
 
-            self.database = Database(settings.backend, self.walls, sql, dsn, parent, unsafe_superuser=settings.unsafe_superuser_sql)
+            self.secrets.add(dsn)
+            self.secrets.add(dsn_password(dsn))
+        self.walls: Walls = open_walls(settings.isolation, settings.limits)
+        self.builds = Builds(self.walls.processes.closing)
+        in_postgres = [port for port in ports if port.query]
+        self._server_port = next((port for port in in_postgres if (port.folder / CONTAINERFILE).is_file()), next(iter(in_postgres), None))
+        self._dsn, self._parent = dsn, parent
+        self._database: Database | None = None
+        self._database_lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def database(self) -> Database | None:
+        """The run's PostgreSQL, made (not yet started: that waits for a cell that needs it) when
+        first asked for; None where no port of the run runs in one. A command that never asks, such
+        as ``list``, loads no PostgreSQL client at all."""
+        with self._database_lock:
+            if self._database is None and self._server_port is not None and not self._closed:
+                from harness.runners.postgres import Database  # psycopg, only for a run that has a port in PostgreSQL
+
+                self._database = Database(
+                    self.settings.backend, self.walls, self._server_port, self.secrets, self._dsn, self._parent,
+                    unsafe_superuser=self.settings.unsafe_superuser_sql,
+                )
+            return self._database
 
     def refusal(self, program: Program) -> str | None:
         """Why the program cannot run in this run's mode here, if it cannot (a port in PostgreSQL
@@ -66,9 +90,10 @@ class Gate:
         output goes to /dev/null, sent there by the shell that starts it (bench's floor), not read."""
         program = port.program(method)
         if program.query is not None:
-            if self.database is None:
+            database = self.database
+            if database is None:
                 raise Unavailable(f"{port.name} runs in PostgreSQL, and this run has none")
-            return self.database.open(port, program.query, method, n, settings.timeout)
+            return database.open(port, program.query, method, n, settings.timeout)
         try:
             built = self.build(port, program, method, n, settings.build_seconds)
             argv = program.argv(method, n, self._seen(built))
@@ -89,15 +114,16 @@ class Gate:
         def start(argv: list[str], folder: Path, left: float) -> Runner:
             return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
 
-        return build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place())
+        return self.builds.build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place())
 
     def _seen(self, built: Built | None) -> Built | None:
         place = self.walls.build_place()
         return built.at(place) if built and place else built
 
-    def versions(self, ports: list[Port]) -> dict[str, dict[str, tuple[str | None, str]]]:
+    def versions(self, ports: list[Port], start: bool = True) -> dict[str, dict[str, tuple[str | None, str]]]:
         """Each port's interpreters' versions, by port and executable, and why one says nothing, if it
-        does not; for a port in PostgreSQL, its server's. Each version command runs within the walls
+        does not; for a port in PostgreSQL, its server's (without ``start``, only what can be known
+        without starting one: the embedded server's, from its program). Each version command runs within the walls
         as the port's programs do, all at once (up to MAX_ASKED), within one VERSION_SECONDS (and the
         cell's --timeout) for them all, however many there are."""
         deadline = time.monotonic() + min(self.settings.timeout, VERSION_SECONDS)
@@ -105,7 +131,7 @@ class Gate:
         pool = ThreadPoolExecutor(max_workers=min(len(asks) + 1, MAX_ASKED))
         try:
             asked = {
-                port.name: {"postgresql": pool.submit(self._server_version)} if port.query
+                port.name: {"postgresql": pool.submit(self._server_version, start)} if port.query
                 else {requirement.executable: pool.submit(self._version, port, requirement, deadline) for requirement in port.requires}
                 for port in ports
             }
@@ -123,29 +149,44 @@ class Gate:
         if left <= 0:
             return None, f"not asked: the run's {VERSION_SECONDS:g} s for asking versions were over"
         version, why = self.walls.version(port, requirement, left)
-        return (SECRETS.mask(version) if version else None), SECRETS.mask(why)
+        return (self.secrets.mask(version) if version else None), self.secrets.mask(why)
 
-    def _server_version(self) -> tuple[str | None, str]:
-        """``PostgreSQL 18.6 (embedded)``, starting the server if it must."""
-        if self.database is None:
+    def _server_version(self, start: bool) -> tuple[str | None, str]:
+        """``PostgreSQL 18.6 (embedded)``, starting the server if it must and ``start`` lets it."""
+        if not start:
+            if self.settings.backend != "embedded":
+                return None, f"not asked: the {self.settings.backend} server is asked only once started (harness list --verbose starts it)"
+            from harness.runners.postgres.wheel import embedded_version
+
+            return embedded_version()
+        database = self.database
+        if database is None:
             return None, "this run has no PostgreSQL"
         try:
-            return self.database.version(), ""
+            return database.version(), ""
         except Unavailable as error:
             return None, str(error)
 
+    def _ending(self) -> Database | None:
+        """The run's PostgreSQL, if one was made; none is made from now on."""
+        with self._database_lock:
+            self._closed = True
+            return self._database
+
     def stop_all(self) -> None:
         """End everything running and start nothing more, as when the user interrupts the run."""
-        PortProcess.stop_all()
-        if self.database is not None:
-            self.database.stop_all()
+        self.walls.stop_all()
+        database = self._ending()
+        if database is not None:
+            database.stop_all()
         self.walls.close()
 
     def close(self) -> None:
         """End what the run started: its queries and server, then its containers."""
         try:
-            if self.database is not None:
-                self.database.close()
+            database = self._ending()
+            if database is not None:
+                database.close()
         finally:
             self.walls.close()
 

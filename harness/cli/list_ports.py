@@ -3,6 +3,7 @@ the version commands; it starts no server unless --verbose asks what one says.""
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -11,10 +12,15 @@ import click
 from harness.cli.group import EXIT_CODES, cli, finish
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
 from harness.cli.session import open_gate, terminal
-from harness.errors import Unavailable
+from harness.model import visible
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+
     from harness.discover import Port
+    from harness.report import Versions
 
 
 @cli.command(name="list", epilog=EXIT_CODES)
@@ -26,25 +32,23 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
-    from harness.report.listing import render_list
     from harness.report.terminal import literal
 
     settings = settings_from(ports, given)
     ports = chosen(ports, settings)
+    form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
     missing = {}
     with open_gate(settings, given["dsn"], ports) as gate:
+        # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
+        answers = {} if form == "markdown" else gate.versions(ports, start=verbose)
         for port in ports:
             requirement = next((req for program in port.programs.values() if (req := gate.missing(program))), None)
+            server = answers.get(port.name, {}).get("postgresql") if port.query else None
             if requirement:
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
-            elif port.query and gate.database is not None:  # there is one, as there is a port that needs it
-                try:
-                    gate.database.version()
-                except Unavailable as error:
-                    missing[port.name] = str(error)
-        answers = gate.versions(ports)
+            elif server and server[0] is None and (verbose or settings.backend == "embedded"):
+                missing[port.name] = server[1]
         versions = {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
-        form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
         console = terminal()
         render_list(console, form, ports, versions, missing)
         if verbose:
@@ -58,3 +62,71 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
                     console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
     finish(not broken)
+
+
+def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
+    """The ports as data, for CI: what each needs installed (``debian``: the packages its manifest's
+    [[requires]] name), whether it runs in PostgreSQL."""
+    return {
+        "ports": [
+            {
+                "name": port.name,
+                "summary": port.summary,
+                "methods": list(port.methods),
+                "postgresql": port.query is not None,
+                "requires": [
+                    {"executable": req.executable, "install": req.advice, "version": versions.get(port.name, {}).get(req.executable)}
+                    for req in port.requires
+                ],
+                "debian": [package for req in port.requires for package in req.debian.split()],
+                "missing": missing.get(port.name),
+                "problem": port.manifest_error,
+            }
+            for port in ports
+        ]
+    }
+
+
+def render_list(console: Console, form: str, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
+    """The ports, with their methods and what they need, in one of the --format forms."""
+    from harness.report.summary import one_line
+    from harness.report.terminal import literal
+
+    if form == "json":
+        console.out(json.dumps(list_to_json(ports, versions, missing), indent=2), highlight=False)
+        return
+
+    def found(port: Port) -> str:
+        if port.manifest_error:
+            return f"manifest problem: {port.manifest_error}"
+        if port.name in missing:
+            return f"missing: {missing[port.name]}"
+        return "found " + ", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items())
+
+    if form == "plain":
+        for port in ports:
+            console.out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
+    elif form == "markdown":
+        console.out(ports_markdown(ports), highlight=False)
+    else:
+        from rich.table import Table
+
+        table = Table(title="Ports", title_justify="left")
+        for column in ("port", "methods", "interpreter"):
+            table.add_column(column)
+        for port in ports:
+            style = "magenta" if port.manifest_error else "yellow" if port.name in missing else "green"
+            table.add_row(f"{literal(port.name)}\n[dim]{literal(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{literal(found(port))}[/]")
+        console.print(table)
+
+
+def ports_markdown(ports: Sequence[Port]) -> str:
+    """The table of ports from their manifests alone, nothing of this machine's: README.md shows it."""
+    from harness.report.markdown import md_code, md_text
+
+    lines = ["| port | methods | summary | needs |", "| --- | --- | --- | --- |"]
+    for port in ports:
+        needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
+        summary = f"manifest problem: {port.manifest_error}" if port.manifest_error else port.summary
+        lines.append(f"| {md_code(port.name + '/')} | {', '.join(port.methods)} | {md_text(summary)} | {md_text(', '.join(needs))} |")
+    return "\n".join(lines)

@@ -10,7 +10,6 @@ import click
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, options
 from harness.cli.session import one_cell, say_how_it_ended
-from harness.environment import SECRETS
 from harness.model import visible
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
 
     cell = one_cell(
         ports, port_name, method, given, "run",
-        on_line=(lambda line: show(SECRETS.mask(line))) if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
+        on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
     )
     sys.stdout.flush()
     say_how_it_ended(cell)

@@ -12,7 +12,6 @@ import click
 
 from harness.cli.group import finish, sweep_old_containers
 from harness.cli.options import choose, settings_from
-from harness.environment import SECRETS
 from harness.model import METHODS, Cell, Outcome, visible
 from harness.settings import Settings
 
@@ -77,11 +76,6 @@ def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
     problem = tmpdir_problem()
     if problem:
         raise click.ClickException(problem)
-    if dsn:
-        from harness.runners.postgres.connection import dsn_password
-
-        SECRETS.add(dsn)
-        SECRETS.add(dsn_password(dsn))
     if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
         sweep_old_containers()
     return Gate(settings, dsn, ports)

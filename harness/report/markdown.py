@@ -10,18 +10,18 @@ from harness.report import Report
 from harness.report.summary import SHOWN_DIFFS, SHOWN_IN_SUMMARY, by_port, more, one_line, summarise
 
 
-def _md(text: str) -> str:
+def md_text(text: str) -> str:
     """Text safe inside a Markdown table cell or list: visible, on the row's one line, and its HTML
     shown as typed (GitHub's Markdown would otherwise take ``<img …>`` in a port's name for HTML)."""
     return html.escape(visible(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
 
 
-def _md_fenced(text: str) -> str:
+def _fenced(text: str) -> str:
     """Text inside a fenced block of code: visible, and no backtick, which could end the block."""
     return visible(text).replace("`", "'")
 
 
-def _md_code(text: str) -> str:
+def md_code(text: str) -> str:
     """Text as code inside a Markdown table cell: GitHub ends the cell at a pipe even in code unless it
     is escaped, and reads no other escape there."""
     return "`" + visible(text).replace("`", "'").replace("|", "\\|").replace("\n", "\\n") + "`"
@@ -36,23 +36,23 @@ def markdown(report: Report) -> str:
     lines.append("| port | version | " + " | ".join(view.methods) + " |")
     lines.append("| --- | --- |" + " --- |" * len(view.methods))
     for port, versions, columns in view.rows:
-        texts = ["<br>".join(_md(f"{mark[outcome]} {text}" if outcome else text) for outcome, text in column) for column in columns]
-        lines.append(f"| {_md(port)} | {_md(versions)} | " + " | ".join(texts) + " |")
+        texts = ["<br>".join(md_text(f"{mark[outcome]} {text}" if outcome else text) for outcome, text in column) for column in columns]
+        lines.append(f"| {md_text(port)} | {md_text(versions)} | " + " | ".join(texts) + " |")
     if view.missing:
-        lines += ["", "#### Missing", ""] + [f"- {_md(item)}" for item in view.missing]
+        lines += ["", "#### Missing", ""] + [f"- {md_text(item)}" for item in view.missing]
     if view.faults:
         lines += ["", "#### Problems", ""]
         for port, group in by_port(view.faults[:SHOWN_IN_SUMMARY]):
-            lines.append(f"- **{_md(port)}**")
+            lines.append(f"- **{md_text(port)}**")
             lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
         lines += more(len(view.faults), "problems")
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]
         for difference in view.differences[:SHOWN_DIFFS]:
-            lines += ["```diff", "--- reference", f"+++ {_md_fenced(', '.join(difference.labels))}", *difference.lines, "```"]
+            lines += ["```diff", "--- reference", f"+++ {_fenced(', '.join(difference.labels))}", *difference.lines, "```"]
         lines += more(len(view.differences), "differences", SHOWN_DIFFS)
     for headline, digests in view.disagreements[:SHOWN_IN_SUMMARY]:
-        lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {_md(', '.join(labels))}" for digest, labels in digests]
+        lines += ["", f"**{headline}**", ""] + [f"- `{digest}` {md_text(', '.join(labels))}" for digest, labels in digests]
     lines += more(len(view.disagreements), "disagreements")
     lines += ["", f"**{view.verdict}**", ""]
     return "\n".join(lines)

@@ -327,35 +327,41 @@ def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper,
     )
 
 
-class PortProcess(Runner):
-    """One running port, tracked as its whole process tree."""
+class Processes:
+    """The port processes of one run, which Ctrl-C ends; once it has, the run is closing and no other
+    starts. Each run has its own, so that one that ended leaves nothing behind for the next."""
 
-    _running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
-    _closing = threading.Event()
-    _lock = threading.Lock()
+    def __init__(self) -> None:
+        self.running: weakref.WeakSet[PortProcess] = weakref.WeakSet()
+        self.closed = threading.Event()
+        self.lock = threading.Lock()
 
-    @classmethod
-    def closing(cls) -> bool:
+    def closing(self) -> bool:
         """Whether the run is closing, so that nothing new starts."""
-        return cls._closing.is_set()
+        return self.closed.is_set()
 
-    @classmethod
-    def stop_all(cls) -> None:
+    def stop_all(self) -> None:
         """End every port still running and start no other, as when the user interrupts the harness."""
-        with cls._lock:
-            cls._closing.set()
-            running = list(cls._running)
+        with self.lock:
+            self.closed.set()
+            running = list(self.running)
         for process in running:
             process.stop()
 
+
+class PortProcess(Runner):
+    """One running port, tracked as its whole process tree."""
+
     def __init__(
         self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None, processes: Processes | None = None,
     ) -> None:
-        """``env``: the program's environment, where it is held (the sandbox); by default the harness's own."""
+        """``env``: the program's environment, where it is held (the sandbox); by default the harness's
+        own. ``processes``: the run's, which it joins (a process of its own otherwise)."""
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
-        with self._lock:
-            if self._closing.is_set():
+        self._processes = processes or Processes()
+        with self._processes.lock:
+            if self._processes.closed.is_set():
                 raise Interrupted("the run is closing: no port starts now")
             self._fence = Fence(limits)
             try:
@@ -373,7 +379,7 @@ class PortProcess(Runner):
                 if isinstance(error, OSError):
                     raise StartFailed(f"could not start the port's program: {error}") from None
                 raise
-            self._running.add(self)
+            self._processes.running.add(self)
         self._fence.watch(lambda: marked_processes(self._marker), self._halt)
         super().__init__(timeout)
         assert self._process.stderr is not None
@@ -437,8 +443,8 @@ class PortProcess(Runner):
         cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
         usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())
         self._fence.close()
-        with self._lock:
-            self._running.discard(self)
+        with self._processes.lock:
+            self._processes.running.discard(self)
         assert self._process.returncode is not None
         return ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
 

@@ -21,6 +21,7 @@ from harness.errors import CellError
 from harness.limits import Limits
 from harness.runners import Mode
 from harness.runners.base import Runner
+from harness.runners.process import Processes
 
 VERSION_SECONDS = 10.0
 """The longest a version command may take."""
@@ -61,6 +62,12 @@ class Walls(ABC):
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
+        self.processes = Processes()
+        """The run's port processes, which :meth:`stop_all` ends."""
+
+    def stop_all(self) -> None:
+        """End every program running within the walls and start no other."""
+        self.processes.stop_all()
 
     def refusal(self) -> str | None:
         """Why no program can run in this mode here, if none can."""

@@ -50,7 +50,7 @@ class SandboxWalls(Walls):
         )
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
-        return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment)
+        return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes)
 
 
 WALLS = SandboxWalls

@@ -21,7 +21,7 @@ class SubprocessWalls(Walls):
         """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
-        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment)
+        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes)
 
 
 WALLS = SubprocessWalls

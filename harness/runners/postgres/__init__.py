@@ -32,7 +32,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from harness.discover import Port, Query
-from harness.environment import SECRETS
+from harness.environment import Secrets
 from harness.errors import Unavailable, first_line
 from harness.runners.base import WAITS
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, Deadline, cannot_connect, connect_seconds, server_address
@@ -67,12 +67,14 @@ class Database:
     loaded once, everything ended by :meth:`close` (use it as a context manager), Ctrl-C included."""
 
     def __init__(
-        self, backend: str, walls: Walls, port: Port, dsn: str | None = None, parent: Path | None = None, unsafe_superuser: bool = False,
+        self, backend: str, walls: Walls, port: Port, masked: Secrets, dsn: str | None = None, parent: Path | None = None,
+        unsafe_superuser: bool = False,
     ) -> None:
         """``walls``: where an embedded server runs (the run's mode); ``port``: the port whose image makes
-        the server's for the docker backend; ``parent``: where a server the harness starts keeps its
-        folder (default: the temporary folder); ``unsafe_superuser``: with a DSN whose user can make no
-        role for a port, run the ports' SQL as that user even if it is a superuser."""
+        the server's for the docker backend; ``masked``: the run's secrets, to which each role's
+        password is added; ``parent``: where a server the harness starts keeps its folder (default:
+        the temporary folder); ``unsafe_superuser``: with a DSN whose user can make no role for a
+        port, run the ports' SQL as that user even if it is a superuser."""
         self.backend: Server
         if backend == "embedded":
             self.backend = Embedded(walls, port, parent)
@@ -83,6 +85,7 @@ class Database:
         else:
             raise ValueError(f"unknown backend {backend!r}, or the server backend without a DSN")
         self._unsafe_superuser = unsafe_superuser
+        self._masked = masked
         self._lock = threading.Lock()  # starting the server, making a role, loading files: once, whoever asks
         self._guard = threading.Lock()  # what stop_all reaches at once, never held while the server is waited on
         self._dsn: str | None = None
@@ -213,7 +216,7 @@ class Database:
         was told that it may (``--unsafe-superuser-sql``)."""
         name = role_name(port.name, self._word)
         password = secrets.token_urlsafe(24)
-        SECRETS.add(password)
+        self._masked.add(password)
         with WAITS.on(self.server), self._connect(dsn, timeout) as connection:
             ask = functools.partial(self._within, timeout, connection)
             may_make, dangerous = ask(lambda: connection.execute(RIGHTS).fetchone() or (False, True))
