@@ -34,7 +34,7 @@ from harness import __version__
 from harness.environment import SECRETS
 from harness.errors import DoctorError, MergeError, ReportError, ScaffoldError, TranscriptError, Unavailable
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
-from harness.model import METHODS, Cell, Move, Outcome, Shard, visible
+from harness.model import METHODS, Cell, Move, Outcome, Reason, Shard, visible
 from harness.runners import MODES
 from harness.runners.base import WAITS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, Backend, Settings
@@ -493,6 +493,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
         )
     ctx.meta["root"] = found or Path.cwd()
+    ctx.meta["shown_root"] = str(root) if root is not None else os.path.relpath(ctx.meta["root"])
     ctx.obj = discover(ctx.meta["root"])
     if not ctx.obj and needs_ports:
         raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
@@ -637,6 +638,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from harness.evaluate import evaluate_all
+    from harness.rerun import attach_reruns
     from harness.serialize import Report, now
 
     settings = _settings(ports, given)
@@ -653,6 +655,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         finally:  # stopped, the run waits for none of it; else for it below
             aside.shutdown(wait=False)
     infos, checkout, where = about.result()
+    attach_reruns(cells, ports, settings, click.get_current_context().meta["shown_root"])
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     _publish(report, Outputs.given(given))
 
@@ -710,7 +713,7 @@ def _read_report(path: str) -> Report:
 @cli.command(epilog=EXIT_CODES)
 @click.argument("port_name", metavar="PORT")
 @click.argument("method")
-@options("n", "timeout", "build_timeout", "strict", *DATABASE)
+@options("n", "timeout", "build_timeout", "strict", "max_moves", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
@@ -728,16 +731,20 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
 
 
 def _one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
-    """One cell of the port and method named, for the one n given, run as compare runs it; ``sinks``
-    see its lines or moves as they come."""
+    """One cell of the port and method named (a port by its exact name first: a report's rerun line
+    names it so), for the one n given, run or skipped (--max-moves) as compare does; ``sinks`` see
+    its lines or moves as they come."""
     from harness.evaluate import evaluate
 
     if len(given["ns"]) != 1:
         raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
-    port = by_name[_names(port_name, list(by_name), "port", "'PORT'")[0]]
+    port = by_name[port_name if port_name in by_name else _names(port_name, list(by_name), "port", "'PORT'")[0]]
     method = _names(method, list(METHODS), "method", "'METHOD'")[0]
     settings = _settings(ports, given)
+    too_many = settings.too_many_moves(method, settings.ns[0]) if method in port.methods else None
+    if too_many:
+        return Cell(port.name, method, settings.ns[0], Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
     with _gate(settings, given["dsn"], [port]) as gate:
         return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import html
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.discover import Port
-from harness.model import Cell, Outcome, Reason, span, visible
+from harness.model import Cell, Outcome, Reason, Rerun, span, visible
 from harness.serialize import PortInfo, Report, Versions
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
@@ -49,6 +50,8 @@ class Fault:
     detail: str
     methods: tuple[str, ...]
     ns: tuple[int, ...]
+    rerun: Rerun | None = None
+    """How to see the first of its cells again: the others fail as it does."""
 
     @property
     def where(self) -> str:
@@ -81,7 +84,7 @@ def faults(cells: Iterable[Cell]) -> list[Fault]:
         if cell.outcome is not Outcome.PASS and offered(cell):
             grouped[(cell.port, cell.outcome, cell.reason, cell.detail)].append(cell)
     found = [
-        Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
+        Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})), group[0].rerun)
         for (port, outcome, reason, detail), group in grouped.items()
     ]
     return sorted(found, key=lambda p: (p.port, p.reason.value if p.reason else "", p.methods, p.ns))
@@ -212,6 +215,8 @@ def _pretty(view: View, console: Console) -> None:
                     f"    [{STYLE[fault.outcome]}]{escape(fault.kind)}[/] {escape(fault.where)}: {escape(fault.detail)}",
                     highlight=False,
                 )
+                for line in rerun_lines(fault.rerun):  # never wrapped: a command copied from the terminal stays whole
+                    console.print(f"      [dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
     if view.differences:
         console.print("\n[bold]Where the moves part from the reference[/] (canonical moves: DISK SRC DST)")
         for difference in view.differences[:SHOWN_DIFFS]:
@@ -230,6 +235,11 @@ def _pretty(view: View, console: Console) -> None:
         for digest, labels in digests:
             console.print(f"  {escape(digest)}  {escape(', '.join(labels))}", highlight=False)
     console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
+
+
+def rerun_lines(rerun: Rerun | None) -> list[str]:
+    """A fault's rerun line, then the port's program and build commands, labelled, as data."""
+    return [f"{label}: {visible(text)}" for label, text in (rerun.parts() if rerun else [])]
 
 
 def by_port(found: list[Fault]) -> list[tuple[str, list[Fault]]]:
@@ -253,7 +263,8 @@ def plain(report: Report) -> str:
         lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
     if view.faults:
         lines += ["", "Problems"]
-        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.faults]
+        for p in view.faults:
+            lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}", *(f"    {line}" for line in rerun_lines(p.rerun))]
     if view.differences:
         lines += ["", "Where the moves part from the reference (canonical moves: DISK SRC DST)"]
         for difference in view.differences[:SHOWN_DIFFS]:
@@ -287,6 +298,14 @@ def _md_code(text: str) -> str:
     return "`" + visible(text).replace("`", "'").replace("|", "\\|").replace("\n", "\\n") + "`"
 
 
+def _md_span(text: str) -> str:
+    """Text as inline code, exactly as it is: fenced by more backticks than any run of them it holds,
+    with a space inside each end, which Markdown takes away. Markdown shows HTML in code as typed."""
+    shown = visible(text).replace("\n", " ")
+    fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
+    return f"{fence} {shown} {fence}"
+
+
 def markdown(report: Report) -> str:
     """GitHub-flavoured Markdown, for a CI step summary: the table of ports by methods, then at most
     SHOWN_IN_SUMMARY of each kind of problem, so that a big run's summary stays short."""
@@ -304,7 +323,9 @@ def markdown(report: Report) -> str:
         lines += ["", "#### Problems", ""]
         for port, group in by_port(view.faults[:SHOWN_IN_SUMMARY]):
             lines.append(f"- **{_md(port)}**")
-            lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
+            for p in group:
+                lines.append(f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`")
+                lines += [f"    - {label}: {_md_span(text)}" for label, text in (p.rerun.parts() if p.rerun else [])]
         lines += _more(len(view.faults), "problems")
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]
@@ -347,8 +368,8 @@ def junit(report: Report) -> str:
             element = ET.SubElement(case, tag, message=one_line(cell.detail))
             if cell.reason:
                 element.set("type", cell.reason.value)
-            if cell.diff or "\n" in cell.detail:
-                element.text = "\n".join([cell.detail, *cell.diff])
+            if cell.diff or cell.rerun or "\n" in cell.detail:
+                element.text = "\n".join([cell.detail, *(f"{label}: {text}" for label, text in (cell.rerun.parts() if cell.rerun else [])), *cell.diff])
     agreement = ET.SubElement(suites, "testsuite", name="agreement", tests=str(len(report.agreement)))
     agreement.set("failures", str(sum(not group.agrees for group in report.agreement)))
     agreement.set("errors", "0")

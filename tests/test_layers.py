@@ -19,7 +19,7 @@ LAYERS = [
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
-    ("report", {"serialize", "report", "page", "board"}),
+    ("report", {"serialize", "rerun", "report", "page", "board"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
     ("the command line", {"cli", "__main__"}),
 ]
