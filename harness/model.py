@@ -220,6 +220,23 @@ class Parting:
     printed: tuple[Move, ...]
 
 
+@dataclass(frozen=True)
+class Rerun:
+    """How to see a cell that did not pass again, as text to read, or paste into bash: ``command``,
+    the harness's own command that runs the cell again as its run did; ``program``, the port's command
+    line (or its query) as the run gave it; ``build``, the commands that made that program, in order.
+    Shown as data in every report, never run by the harness."""
+
+    command: str
+    program: str | None = None
+    build: tuple[str, ...] = ()
+
+    def parts(self) -> list[tuple[str, str]]:
+        """Each with its label, in the order the reports show them."""
+        program = [("program", self.program)] if self.program else []
+        return [("rerun", self.command), *program, *(("build", step) for step in self.build)]
+
+
 @dataclass
 class Cell:
     """One port running one method for one n, and everything learnt from it."""
@@ -235,6 +252,7 @@ class Cell:
     diff: list[str] = field(default_factory=list)
     reason: Reason | None = None
     parting: Parting | None = None
+    rerun: Rerun | None = None
 
     @property
     def id(self) -> str:

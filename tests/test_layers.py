@@ -20,7 +20,7 @@ LAYERS = [
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
     ("report: the model and its registry of writers", {"report"}),
-    ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "board"}),
+    ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.terminal", "report.markdown", "report.junit", "report.html"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
     ("the command line: the group and the options", {"cli.group", "cli.options"}),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import harness, suite
-from harness.model import METHODS, Cell, Outcome, Reason
+from harness.model import METHODS, Cell, Outcome, Reason, Rerun
 from harness.report import Report
 from harness.report.html import page
 from harness.report.json import to_json
@@ -210,7 +210,10 @@ def test_no_request_leaves_the_page_nothing_goes_wrong_and_it_fits_a_phone(brows
 
 def test_what_ports_print_reaches_the_page_as_data_never_as_markup():
     hostile = "</script><script>alert(1)</script><!-- <b>"
-    cell = Cell(f"x{hostile}", "recursive", 1, Outcome.FAIL, detail=hostile, reason=Reason.VIOLATION, diff=[hostile])
+    cell = Cell(
+        f"x{hostile}", "recursive", 1, Outcome.FAIL, detail=hostile, reason=Reason.VIOLATION, diff=[hostile],
+        rerun=Rerun(f"harness run {hostile}", hostile, (hostile,)),
+    )
     plan = RunPlan((cell.port,), ("recursive",), (1,), None)
     report = Report("compare", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00", None, plan, {}, {}, [], ["recursive"], [cell])
     html = page(report)
@@ -237,3 +240,41 @@ def test_the_page_says_what_each_port_follows(browser, pages):
         assert section[section.index("illegal") + 1] == "no source named"
     load(browser, files["compare"], "#illegal/recursive/3@0")
     assert "follows" not in browser.find_element("id", "facts").text.splitlines()
+
+
+CAPTURE_CLIPBOARD = """window.copiedText = [];
+Object.defineProperty(navigator, "clipboard", {value: {writeText: (text) => { window.copiedText.push(text); return Promise.resolve(); }}});"""
+"""The page's clipboard, replaced by one that keeps what is written: a headless browser has none to read."""
+
+
+@pytest.mark.parametrize("which", ["compare", "merge"])
+def test_a_cell_that_did_not_pass_shows_its_rerun_line_and_the_keyboard_copies_it(browser, pages, which):
+    """On the board, the failing cell's rerun line, its program among the facts, and a copy button
+    that Enter (on the board) and Space (in the problems) press; a passing cell has none."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    report, files = pages
+    cell = next(cell for cell in report["cells"] if cell["id"] == "illegal/recursive/3")
+    load(browser, files[which], "#illegal/recursive/3@0")
+    assert browser.find_element("id", "rerun").is_displayed()
+    assert browser.find_element("id", "rerun-command").text == cell["rerun"]["command"]
+    assert cell["rerun"]["command"].startswith("harness --root ") and " run illegal recursive -n 3 --raw" in cell["rerun"]["command"]
+    facts = browser.find_element("id", "facts").text.splitlines()
+    assert facts[facts.index("program") + 1] == cell["rerun"]["program"] == "python3 ../fake.py illegal recursive 3"
+    browser.execute_script(CAPTURE_CLIPBOARD)
+    button = browser.find_element("css selector", "#rerun button.copy")
+    button.send_keys(Keys.ENTER)
+    WebDriverWait(browser, 5).until(lambda _: browser.execute_script("return window.copiedText.length") == 1)
+    assert browser.execute_script("return window.copiedText") == [cell["rerun"]["command"]]
+    assert browser.find_element("css selector", "#rerun .copied").text == "copied"
+    assert shown(browser)[1].startswith("move 0 of ")  # the key copied; it did not step or play
+    problems = browser.find_element("id", "problems")
+    first = next(c for c in report["cells"] if c["port"] == "illegal" and c["outcome"] == "fail")
+    assert first["rerun"]["command"] in problems.text.splitlines()
+    problems.find_element("css selector", "button.copy").send_keys(Keys.SPACE)
+    WebDriverWait(browser, 5).until(lambda _: browser.execute_script("return window.copiedText.length") == 2)
+    assert browser.execute_script("return window.copiedText")[1] == first["rerun"]["command"]
+    visit(browser, "#python/recursive/3@0")
+    assert not browser.find_element("id", "rerun").is_displayed()
+    assert "program" not in browser.find_element("id", "facts").text.splitlines()

@@ -36,7 +36,9 @@ def test_problems_are_grouped_by_port_and_reason_each_on_one_line_and_each_diff_
     root = suite(tmp_path, "seed-b_toh", "crash", "missing-interpreter", real=("python",))
     done = harness("--root", str(root), "compare", "--n", "2-4", "--format", "plain")
     assert done.returncode == 1
-    problems = done.stdout.split("\nProblems\n")[1].split("\n\n")[0].splitlines()
+    listed = done.stdout.split("\nProblems\n")[1].split("\n\n")[0].splitlines()
+    problems = [line for line in listed if not line.startswith("    ")]
+    assert [line.split(":")[0] for line in listed[1:] if line.startswith("    ")][:2] == ["    rerun", "    program"]  # under each fault
     ports = [line.split(":")[0].strip() for line in problems]
     assert ports == sorted(ports) and set(ports) == {"crash", "missing-interpreter", "seed-b_toh"}
     assert "  seed-b_toh: fail (violation) binary n=2: after 3 moves the discs are not all on peg 2: peg 0: []; peg 1: [2, 1]; peg 2: []" in problems

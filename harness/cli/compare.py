@@ -27,6 +27,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
 
     from harness.evaluate import evaluate_all
     from harness.report import Report, now
+    from harness.report.rerun import attach_reruns
 
     settings = settings_from(ports, given)
     ports = chosen(ports, settings)
@@ -42,6 +43,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
         finally:  # stopped, the run waits for none of it; else for it below
             aside.shutdown(wait=False)
     infos, checkout, where = about.result()
+    attach_reruns(cells, ports, settings, click.get_current_context().meta["shown_root"])
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     publish(report, Outputs.given(given))
 

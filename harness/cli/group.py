@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -81,6 +82,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
         )
     ctx.meta["root"] = found or Path.cwd()
+    ctx.meta["shown_root"] = str(root) if root is not None else os.path.relpath(ctx.meta["root"])
     ctx.obj = discover(ctx.meta["root"])
     if not ctx.obj and needs_ports:
         raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")

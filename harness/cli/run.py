@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 @cli.command(epilog=EXIT_CODES)
 @click.argument("port_name", metavar="PORT")
 @click.argument("method")
-@options("n", "timeout", "build_timeout", "strict", *DATABASE)
+@options("n", "timeout", "build_timeout", "strict", "max_moves", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj

@@ -12,7 +12,7 @@ import click
 
 from harness.cli.group import finish, sweep_old_containers
 from harness.cli.options import choose, settings_from
-from harness.model import METHODS, Cell, Outcome, visible
+from harness.model import METHODS, Cell, Outcome, Reason, visible
 from harness.settings import Settings
 
 if TYPE_CHECKING:
@@ -100,16 +100,20 @@ def tmpdir_problem() -> str | None:
 
 
 def one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
-    """One cell of the port and method named, for the one n given, run as compare runs it; ``sinks``
-    see its lines or moves as they come."""
+    """One cell of the port and method named (a port by its exact name first: a report's rerun line
+    names it so), for the one n given, run or skipped (--max-moves) as compare does; ``sinks`` see
+    its lines or moves as they come."""
     from harness.evaluate import evaluate
 
     if len(given["ns"]) != 1:
         raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
     by_name = {port.name: port for port in ports}
-    port = by_name[choose(port_name, list(by_name), "port", "'PORT'")[0]]
+    port = by_name[port_name if port_name in by_name else choose(port_name, list(by_name), "port", "'PORT'")[0]]
     method = choose(method, list(METHODS), "method", "'METHOD'")[0]
     settings = settings_from(ports, given)
+    too_many = settings.too_many_moves(method, settings.ns[0]) if method in port.methods else None
+    if too_many:
+        return Cell(port.name, method, settings.ns[0], Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
     with open_gate(settings, given["dsn"], [port]) as gate:
         return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
 

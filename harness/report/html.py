@@ -14,7 +14,7 @@ import urllib.parse
 from html import escape
 from pathlib import Path
 
-from harness.model import Cell, Outcome, utf8_safe
+from harness.model import Cell, Outcome, Rerun, utf8_safe
 from harness.report import Report
 from harness.report.json import json_text, to_json
 from harness.report.summary import View, by_port, offered, one_line, summarise
@@ -140,17 +140,29 @@ def _cell(cell: Cell | None) -> str:
     )
 
 
+def _rerun(rerun: Rerun | None, name: str) -> str:
+    """A fault's rerun line with a button that copies it, and the port's program and build commands, as text."""
+    if rerun is None:
+        return ""
+    ran = "".join(f"<dt>{label}</dt><dd><code>{_text(text)}</code></dd>" for label, text in rerun.parts()[1:])
+    return (
+        f'<div class="rerun"><p>To run it again: <button type="button" class="copy" data-copies="{name}">copy</button> '
+        f'<span class="copied" role="status"></span></p><pre><code id="{name}">{_text(rerun.command)}</code></pre>'
+        + (f"<dl>{ran}</dl>" if ran else "") + "</div>"
+    )
+
+
 def _problems(shown: View) -> str:
     """The problems under their port and the distinct differences, as the plain report lists them."""
     if not shown.faults and not shown.differences:
         return ""
     parts = ['<section id="problems" aria-labelledby="problems-title">', '<h2 id="problems-title">Problems</h2>']
-    for port, faults in by_port(shown.faults):
+    for number, (port, faults) in enumerate(by_port(shown.faults)):
         parts.append(f"<h3>{_text(port)}</h3><ul>")
         parts += [
             f'<li><span class="{fault.outcome.value}">{MARK[fault.outcome]} {_text(fault.kind)}</span> '
-            f"{_text(fault.where)}: <code>{_text(one_line(fault.detail))}</code></li>"
-            for fault in faults
+            f"{_text(fault.where)}: <code>{_text(one_line(fault.detail))}</code>{_rerun(fault.rerun, f'rerun-{number}-{index}')}</li>"
+            for index, fault in enumerate(faults)
         ]
         parts.append("</ul>")
     if shown.differences:

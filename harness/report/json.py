@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.discover import Source
 from harness.errors import ReportError, first_line
-from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Shard, shorten
+from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
 from harness.report import PortInfo, Report
 from harness.settings import RunPlan
 
@@ -102,6 +102,7 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
         "seconds": round(cell.seconds, 6),
         "diff": list(cell.diff),
         "parting": None if cell.parting is None else {"at": cell.parting.at, "printed": [list(move) for move in cell.parting.printed]},
+        "rerun": None if cell.rerun is None else {"command": cell.rerun.command, "program": cell.rerun.program, "build": list(cell.rerun.build)},
     }
 
 
@@ -199,7 +200,15 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=_cut(entry["detail"]), diff=diff,
         reason=Reason(entry["reason"]) if entry["reason"] else None, parting=_parting_from_json(entry["parting"]),
+        rerun=_rerun_from_json(entry.get("rerun")),
     )
+
+
+def _rerun_from_json(entry: dict[str, Any] | None) -> Rerun | None:
+    """A cell's rerun line; none in a report written before cells carried one."""
+    if entry is None:
+        return None
+    return Rerun(_cut(entry["command"]), _cut(entry["program"]) if entry["program"] is not None else None, tuple(map(_cut, entry["build"])))
 
 
 def _cut(text: str) -> str:

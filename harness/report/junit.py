@@ -34,8 +34,8 @@ def junit(report: Report) -> str:
             element = ET.SubElement(case, tag, message=one_line(cell.detail))
             if cell.reason:
                 element.set("type", cell.reason.value)
-            if cell.diff or "\n" in cell.detail:
-                element.text = "\n".join([cell.detail, *cell.diff])
+            if cell.diff or cell.rerun or "\n" in cell.detail:
+                element.text = "\n".join([cell.detail, *(f"{label}: {text}" for label, text in (cell.rerun.parts() if cell.rerun else [])), *cell.diff])
     agreement = ET.SubElement(suites, "testsuite", name="agreement", tests=str(len(report.agreement)))
     agreement.set("failures", str(sum(not group.agrees for group in report.agreement)))
     agreement.set("errors", "0")

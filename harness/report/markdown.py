@@ -4,6 +4,7 @@ problems and the disagreements, at most SHOWN_IN_SUMMARY of each, every text fro
 from __future__ import annotations
 
 import html
+import re
 
 from harness.model import Outcome, visible
 from harness.report import Report
@@ -27,6 +28,14 @@ def md_code(text: str) -> str:
     return "`" + visible(text).replace("`", "'").replace("|", "\\|").replace("\n", "\\n") + "`"
 
 
+def _code_span(text: str) -> str:
+    """Text as inline code, exactly as it is: fenced by more backticks than any run of them it holds,
+    with a space inside each end, which Markdown takes away. Markdown shows HTML in code as typed."""
+    shown = visible(text).replace("\n", " ")
+    fence = "`" * (max(map(len, re.findall("`+", shown)), default=0) + 1)
+    return f"{fence} {shown} {fence}"
+
+
 def markdown(report: Report) -> str:
     """GitHub-flavoured Markdown, for a CI step summary: the table of ports by methods, then at most
     SHOWN_IN_SUMMARY of each kind of problem, so that a big run's summary stays short."""
@@ -44,7 +53,9 @@ def markdown(report: Report) -> str:
         lines += ["", "#### Problems", ""]
         for port, group in by_port(view.faults[:SHOWN_IN_SUMMARY]):
             lines.append(f"- **{md_text(port)}**")
-            lines += [f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`" for p in group]
+            for p in group:
+                lines.append(f"  - {p.kind} {p.where}: `{one_line(p.detail).replace('`', chr(39))}`")
+                lines += [f"    - {label}: {_code_span(text)}" for label, text in (p.rerun.parts() if p.rerun else [])]
         lines += more(len(view.faults), "problems")
     if view.differences:
         lines += ["", "#### Where the moves part from the reference", ""]

@@ -8,7 +8,7 @@ import collections
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from harness.model import Cell, Outcome, Reason, span, visible
+from harness.model import Cell, Outcome, Reason, Rerun, span, visible
 from harness.report import Report
 
 NOT_OFFERED = "—"
@@ -33,6 +33,8 @@ class Fault:
     detail: str
     methods: tuple[str, ...]
     ns: tuple[int, ...]
+    rerun: Rerun | None = None
+    """How to see the first of its cells again: the others fail as it does."""
 
     @property
     def where(self) -> str:
@@ -65,7 +67,7 @@ def faults(cells: Iterable[Cell]) -> list[Fault]:
         if cell.outcome is not Outcome.PASS and offered(cell):
             grouped[(cell.port, cell.outcome, cell.reason, cell.detail)].append(cell)
     found = [
-        Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})))
+        Fault(port, outcome, reason, detail, tuple(dict.fromkeys(c.method for c in group)), tuple(sorted({c.n for c in group})), group[0].rerun)
         for (port, outcome, reason, detail), group in grouped.items()
     ]
     return sorted(found, key=lambda p: (p.port, p.reason.value if p.reason else "", p.methods, p.ns))

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from harness.model import Outcome, visible
+from harness.model import Outcome, Rerun, visible
 from harness.report import Report
 from harness.report.markdown import markdown
 from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summarise
@@ -62,6 +62,8 @@ def _pretty(view: View, console: Console) -> None:
                     f"    [{STYLE[fault.outcome]}]{escape(fault.kind)}[/] {escape(fault.where)}: {escape(fault.detail)}",
                     highlight=False,
                 )
+                for line in rerun_lines(fault.rerun):  # never wrapped: a command copied from the terminal stays whole
+                    console.print(f"      [dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
     if view.differences:
         console.print("\n[bold]Where the moves part from the reference[/] (canonical moves: DISK SRC DST)")
         for difference in view.differences[:SHOWN_DIFFS]:
@@ -82,6 +84,11 @@ def _pretty(view: View, console: Console) -> None:
     console.print(f"[{'green' if view.passed else 'red'}]{escape(view.verdict)}[/]", highlight=False)
 
 
+def rerun_lines(rerun: Rerun | None) -> list[str]:
+    """A fault's rerun line, then the port's program and build commands, labelled, as data."""
+    return [f"{label}: {visible(text)}" for label, text in (rerun.parts() if rerun else [])]
+
+
 def plain(report: Report) -> str:
     """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole."""
     view = summarise(report)
@@ -95,7 +102,8 @@ def plain(report: Report) -> str:
         lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
     if view.faults:
         lines += ["", "Problems"]
-        lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}" for p in view.faults]
+        for p in view.faults:
+            lines += [f"  {p.port}: {p.kind} {p.where}: {one_line(p.detail)}", *(f"    {line}" for line in rerun_lines(p.rerun))]
     if view.differences:
         lines += ["", "Where the moves part from the reference (canonical moves: DISK SRC DST)"]
         for difference in view.differences[:SHOWN_DIFFS]:

@@ -192,7 +192,12 @@
       ...fact("puzzle", `${cell.puzzle}, ${state.tracked.optimal} moves for ${cell.n} discs`),
       ...(versions ? fact("versions", versions) : []),
       ...(follows ? fact("follows", follows) : []),
+      ...(cell.rerun && cell.rerun.program ? fact("program", cell.rerun.program) : []),
+      ...(cell.rerun ? cell.rerun.build.flatMap((step) => fact("build", step)) : []),
     );
+    $("rerun").hidden = !cell.rerun;
+    $("rerun-command").textContent = cell.rerun ? cell.rerun.command : "";
+    $("rerun").querySelector(".copied").textContent = "";
     const parting = cell.parting && cell.outcome !== "pass" ? cell.parting.at : null;
     $("parting").hidden = parting === null;
     if (parting !== null) {
@@ -295,8 +300,29 @@
       play();
     }
   });
+  // A rerun line to the clipboard: by the Clipboard API where the page may use it, else by selecting
+  // the line and the browser's copy command (a page opened from file:// in some browsers).
+  async function copy(button) {
+    const line = $(button.dataset.copies);
+    const said = button.parentElement.querySelector(".copied");
+    try {
+      await navigator.clipboard.writeText(line.textContent);
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(line);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      if (!document.execCommand("copy")) {
+        said.textContent = "selected: press Ctrl+C to copy";
+        return;
+      }
+    }
+    said.textContent = "copied";
+  }
+  document.querySelectorAll("button.copy").forEach((button) => button.addEventListener("click", () => copy(button)));
+
   document.addEventListener("keydown", (event) => {
-    if (!state.cell || event.altKey || event.ctrlKey || event.metaKey || ["SELECT", "INPUT", "TEXTAREA"].includes(event.target.tagName)) return;
+    if (!state.cell || event.target.classList.contains("copy") || event.altKey || event.ctrlKey || event.metaKey || ["SELECT", "INPUT", "TEXTAREA"].includes(event.target.tagName)) return;
     const keys = { ArrowRight: () => step(1), ArrowLeft: () => step(-1), Home: () => step(-Infinity), End: () => step(Infinity), " ": play };
     if (keys[event.key]) {
       event.preventDefault();
