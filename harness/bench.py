@@ -37,6 +37,7 @@ from harness.errors import BenchError, CellError
 from harness.evaluate import evaluate, judge_output
 from harness.gate import Gate
 from harness.model import METHODS, Outcome
+from harness.readers import READERS
 from harness.report import Versions
 from harness.report.terminal import literal
 from harness.settings import Settings
@@ -158,13 +159,6 @@ def bench(
     return cells
 
 
-def _counted(program: Program) -> bool:
-    """Whether the counting sink counts this program's moves: one a row, a line or a drawing, and
-    nothing else printed; for other output (states, lines skipped or split) the harness counts them."""
-    output = program.output
-    return output.format != "states" and not output.ignore and output.separator is None
-
-
 class _Timer:
     """Times cells through the runners ``compare`` uses, in the run's isolation and limits."""
 
@@ -193,7 +187,7 @@ class _Timer:
                 if seconds is not None:
                     cell.to_devnull.append(seconds)
             expected = METHODS[cell.method].optimal_count(cell.n)
-            if _counted(program) and cell.moves != expected:
+            if READERS[program.output.format].counted(program.output) and cell.moves != expected:
                 raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
             cell.harness_seconds, moves = self._harness_seconds(port, program, cell)
             for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did

@@ -27,13 +27,13 @@ from harness.environment import VARIABLE_NAME, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
+from harness.readers import DEFAULT, READERS, Output, Reading
 
 MANIFEST = "language.toml"
 CONTAINERFILE = "Containerfile"
 """A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
 MANIFEST_BYTES = 1 << 20
 """The most a manifest may hold: a few hundred bytes is usual."""
-OUTPUT_FORMATS = ("lines", "states", "drawings")
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
 PORT_KEYS = ("summary", "methods", "source", "method", *PROGRAM_KEYS)
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
@@ -50,8 +50,6 @@ manifest's text reaches an installer only as such a name, never as an option or 
 SOURCE_KEYS = ("title", "author", "published", "terms", "methods")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
-GROUPS = {"lines": (("src", "dst"), ("disk",)), "states": (("discs",), ("peg",)), "drawings": ((), ())}
-"""For each format that reads patterns: the named groups a pattern must have, and those it may add."""
 _DIGEST_LOCK = threading.Lock()
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
@@ -109,21 +107,6 @@ class Query:
 
     load: tuple[Path, ...]
     sql: str
-
-
-@dataclass(frozen=True)
-class Output:
-    """How to read what a program prints. ``lines``: moves, read by ``patterns``. ``states``: the
-    board after each move, one tower a match of ``patterns``, each move worked out from the change.
-    ``drawings``: the cyclic Tower of Hanoi article's horizontal drawings of the towers, one drawing
-    after each move, each row ending in ``|`` and the peg's name. ``ignore`` are lines to skip, and
-    ``separator`` splits a line into the pieces the patterns read."""
-
-    format: str
-    pegs: tuple[str, ...]
-    patterns: tuple[regex.Pattern[str], ...] = ()
-    ignore: tuple[regex.Pattern[str], ...] = ()
-    separator: regex.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -479,25 +462,28 @@ def _output(table: object) -> Output:
     if not isinstance(table, dict):
         raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required")
     _known(table, OUTPUT_KEYS, "[output] ")
-    output_format = table.get("format", "lines")
-    if output_format not in OUTPUT_FORMATS:
-        raise ManifestError(f"'output.format' must be one of {', '.join(OUTPUT_FORMATS)}, not {output_format!r}", "format")
+    output_format = table.get("format", DEFAULT)
+    if output_format not in READERS:
+        raise ManifestError(f"'output.format' must be one of {', '.join(READERS)}, not {output_format!r}", "format")
+    reading = READERS[output_format]
     pegs = _strings(table, "pegs")
     if len(pegs) != PEGS or len(set(pegs)) != PEGS:
         raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2", "pegs")
     texts = _strings(table, "patterns")
-    if (output_format != "drawings") != bool(texts):
-        raise ManifestError("'output.patterns' gives at least one regular expression for lines or states, and none for drawings")
-    patterns = tuple(_move_pattern(text, output_format) for text in texts)
+    if reading.patterns != bool(texts):
+        needing = " or ".join(name for name, other in READERS.items() if other.patterns)
+        without = " or ".join(name for name, other in READERS.items() if not other.patterns)
+        raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}")
+    patterns = tuple(_move_pattern(text, reading) for text in texts)
     ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
     separator = table.get("separator")
     if separator is not None and not isinstance(separator, str):
         raise ManifestError("'output.separator' must be a regular expression, as a string", "separator")
     if separator is None:
-        return Output(output_format, pegs, patterns, ignore)
+        return Output(reading.name, pegs, patterns, ignore)
     if _pattern(separator).fullmatch(""):
         raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character", value=separator)
-    return Output(output_format, pegs, patterns, ignore, _pattern(separator))
+    return Output(reading.name, pegs, patterns, ignore, _pattern(separator))
 
 
 def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -577,10 +563,10 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     return pattern
 
 
-def _move_pattern(text: str, output_format: str) -> regex.Pattern[str]:
-    """A pattern that reads a move (lines) or a tower (states), with the named groups that takes."""
+def _move_pattern(text: str, reading: Reading) -> regex.Pattern[str]:
+    """A pattern that reads a move (lines) or a tower (states), with the named groups its format takes."""
     pattern = _pattern(text, DIGIT_GROUPS)
-    required, optional = GROUPS[output_format]
+    required, optional = reading.required, reading.optional
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(
             f"pattern {text!r} needs the named groups {' and '.join(required)}, and may add {' and '.join(optional)}; nothing else",

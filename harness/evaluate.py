@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
-from harness.discover import Output, Port, Program
+from harness.discover import Port, Program
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
-from harness.expect import DrawingWording, LineWording, Plan, Wording
+from harness.expect import LineWording, Plan, Wording
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
-from harness.normalise import DrawingReader, OutputStream, reader, text
-from harness.patterns import literal
+from harness.normalise import OutputStream, text
+from harness.readers import READERS
 from harness.settings import CellKey, Settings
 from harness.verify import Board
 
@@ -132,8 +132,9 @@ class _Reading:
         self.cell, self.on_line, self.on_move = cell, on_line, on_move
         self.plan = Plan(rules, cell.n)
         shown = on_line is not None or on_move is not None
-        self.wording = self._wording(program.output, self.plan) if fast and not shown else None
-        self.reader, self.board = reader(program.output, cell.n, deadline), Board(cell.n, rules)
+        self.reading = READERS[program.output.format]
+        self.wording: Wording | None = self.reading.load().wording(program.output, self.plan) if fast and not shown else None
+        self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules)
         self.separator = program.output.separator
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
@@ -145,25 +146,6 @@ class _Reading:
         self._expired: Callable[[], bool] = lambda: False
         self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
         self._units: collections.deque[bytes | None] = collections.deque()  # each pending move's own bytes, where known
-
-    @staticmethod
-    def _wording(output: Output, plan: Plan) -> Wording | None:
-        """The bytes a port's output must hold, where they can be known in advance: moves, as the port
-        was seen to write each, one a line or split at a separator that is a plain text (a pattern
-        could match across two moves' bytes), where each line ignored is a plain text too, without
-        the separator (so it is never some moves' pieces, cut where the reading cuts a long line);
-        or drawings, as the reader reads them, with no line the manifest ignores (an ignored line
-        is no row) and peg names that can be filled in."""
-        if output.format == "drawings":
-            return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
-        if output.format != "lines":  # states: only the manifest's patterns can tell what a tower's text reads as
-            return None
-        if output.separator is None:
-            return LineWording(plan)
-        separator, ignored = literal(output.separator.pattern), [literal(pattern.pattern) for pattern in output.ignore]
-        if not separator or any(text is None or separator in text for text in ignored):
-            return None
-        return LineWording(plan, separator.encode(), {text.encode() for text in ignored if text is not None})
 
     def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
         """Read the output to its end, or until a fault is found and the diff around it is complete,
@@ -225,8 +207,7 @@ class _Reading:
         port whose single moves keep differing from the bytes expected (it writes a move two ways)
         is read line by line from then on."""
         assert self.wording is not None
-        drawn = self.reader if isinstance(self.reader, DrawingReader) else None
-        if self._pending or (drawn and not drawn.between_moves()):
+        if self._pending or not self.reader.between_moves():
             return False
         text = self.wording.text(piece, self.board.pegs)
         count = 1 if isinstance(piece, Move) else self.plan.count(piece)
@@ -240,8 +221,7 @@ class _Reading:
             self.board.play(piece)
         else:
             self.board.skip(piece, count)
-        if drawn:
-            drawn.skip(count, [tuple(reversed(peg)) for peg in self.board.pegs])
+        self.reader.skip(count, self.board.pegs)
         self.digest.update_text(self.plan.canonical(piece))
         self.divergence.agree(count, self.plan.tail(piece, CONTEXT))
         self.taken += count

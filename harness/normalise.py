@@ -9,16 +9,15 @@ none or several.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import regex
 
-from harness.discover import Output
-from harness.errors import OutOfTime, Unreadable, Violation
-from harness.model import PEGS, Move, shorten
+from harness.errors import OutOfTime, Unreadable
+from harness.model import shorten
+from harness.readers import Output
 
 MAX_LINE_BYTES = 8192
 """Longer than any move or drawing row a port prints: a longer line is an error, not a flood."""
@@ -130,7 +129,7 @@ class OutputStream:
         return True
 
 
-class _Clock:
+class Clock:
     """How long a pattern may match: :data:`MATCH_SECONDS` a line, and never past ``deadline`` (on
     :func:`time.monotonic`'s clock), so one that backtracks without end is the cell's error, not a
     hung harness."""
@@ -169,198 +168,15 @@ class _Clock:
         raise Unreadable(f"{shorten(text)} matches none of the port's patterns; expected {expected}{hint}")
 
 
-class LineReader:
-    """Moves, one a line, or several split by the manifest's separator."""
-
-    top_first = None
-    """Moves show no tower, so no order of its discs."""
-
-    def __init__(self, output: Output, deadline: float | None = None) -> None:
-        self._output, self._clock = output, _Clock(deadline)
-        self._pegs = {name: index for index, name in enumerate(output.pegs)}
-
-    def read(self, line: str) -> list[Move]:
-        """The moves a line holds: one, or one a piece where the manifest splits lines."""
-        pieces = (piece for piece in self._clock.pieces(self._output, line) if piece.strip())  # a separator may end the line
-        return [self._move(self._clock.match(self._output.patterns, piece)) for piece in pieces]
-
-    def finish(self) -> None:
-        """Lines hold nothing back: there is never a move left half read."""
-    def _move(self, match: re.Match[str]) -> Move:
-        disk = match["disk"] if "disk" in match.re.groupindex else None
-        return Move(None if disk is None else _disk(disk), _peg(self._pegs, match["src"]), _peg(self._pegs, match["dst"]))
-
-
-class StateReader:
-    """The board after each move, and perhaps before the first: each match of a pattern is one
-    tower, its discs in the group ``discs`` (numbers between any other characters, from the top or
-    from the bottom: the order shows which), and the peg in the group ``peg`` or, without it, the
-    next peg in the order 0, 1, 2. Three towers make a state; the move is what changed since the
-    state before, which must be exactly one disc taken from one top to another."""
-
-    def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
-        self._output, self._clock = output, _Clock(deadline)
-        self._pegs = {name: index for index, name in enumerate(output.pegs)}
-        self._reading: dict[int, tuple[int, ...]] = {}
-        self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
-        self._states = 0
-        self.top_first: bool | None = None
-        """Whether the program lists a tower's discs from the top; None until a tower of two shows it."""
-
-    def read(self, line: str) -> list[Move]:
-        """The moves a line completes: one once a whole state has been read after the one before."""
-        moves = []
-        for piece in self._clock.pieces(self._output, line):
-            match = self._clock.match(self._output.patterns, piece)
-            peg = _peg(self._pegs, match["peg"]) if "peg" in match.re.groupindex else len(self._reading)
-            if peg in self._reading:
-                raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
-            self._reading[peg], top_first = _tower(match["discs"])
-            self.top_first = top_first if self.top_first is None else self.top_first
-            if len(self._reading) == PEGS:
-                towers, self._reading = [self._reading[peg] for peg in range(PEGS)], {}
-                moves += self._state(towers)
-        return moves
-
-    def _state(self, towers: Towers) -> list[Move]:
-        """The move a state shows; none for one that shows the board as it was (the discs before any
-        move, or the state before printed again)."""
-        self._states += 1
-        before, self._towers = self._towers, towers
-        if towers == before:
-            return []
-        return [one_move(before, towers, self._output, f"state {self._states}", self.top_first is not False)]
-
-    def finish(self) -> None:
-        """Refuse output that ends in the middle of a state."""
-        if self._reading:
-            raise Unreadable(f"the output ends in the middle of a state, after {len(self._reading)} of its {PEGS} towers")
-
-
-def one_move(before: Towers, after: Towers, output: Output, which: str, top_first: bool = True) -> Move:
-    """The one move that turns ``before`` into ``after``: a disc taken from the top of one tower to
-    the top of another, the rest unchanged (the board judges whether it was legal). Anything else
-    breaks the rules; ``which`` names the state ("state 4", "drawing 4") in the message, which lists
-    the discs in the program's own order."""
-    changed = [peg for peg in range(PEGS) if before[peg] != after[peg]]
-    if len(changed) == 2:
-        for src, dst in (changed, changed[::-1]):
-            if before[src] and after[src] == before[src][1:] and after[dst] == before[src][:1] + before[dst]:
-                return Move(before[src][0], src, dst)
-    kind = which.split()[0]
-    shown = f"{show(output, before, top_first)}, then {show(output, after, top_first)}"
-    raise Violation(f"{which} is not one move on from the {kind} before: {shown}")
-
-
-def show(output: Output, towers: Towers, top_first: bool = True) -> str:
-    """A board as a failure shows it: each peg's name and its discs, top first or bottom first, as
-    the program lists them."""
-    return "; ".join(f"{name}: {list(tower if top_first else tower[::-1])}" for name, tower in zip(output.pegs, towers))
-
-
-class DrawingReader:
-    """The towers drawn after each move, one row a tower and a blank line after them::
-
-        -------1--2|A
-        -------------|B
-        -------------|C
-
-    Each row is one slot a disc, left to right from the top: a slot is hyphens, or hyphens and the
-    disc's number, right-aligned. The first drawing must show every disc on the first peg; each one
-    after it must be the drawing before with one disc moved from the top of one tower to the top of
-    another, and that is the move. The board then judges whether the move was legal.
-    """
-
-    def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
-        self._output, self._names, self._clock = output, output.pegs, _Clock(deadline)
-        self._n = n
-        self._width = n * (len(str(n)) + 1)
-        self._rows: list[str] = []
-        self._towers: Towers | None = None
-        self._drawings = 0
-        self.top_first = True
-        """A drawing's row shows a tower's discs from the top, left to right."""
-
-    def between_moves(self) -> bool:
-        """Whether the next line begins the drawing after a move: the first drawing has been read,
-        and no row of the next is."""
-        return self._towers is not None and not self._rows
-
-    def skip(self, moves: int, towers: Towers) -> None:
-        """``moves`` drawings were taken without reading them, and ``towers`` is what the last shows."""
-        self._towers = towers
-        self._drawings += moves
-
-    def read(self, line: str) -> list[Move]:
-        """The move a drawing shows, at the blank line that ends it; none for the lines before."""
-        if any(self._clock.run(pattern, "fullmatch", line) for pattern in self._output.ignore):
-            return []
-        if len(self._rows) < PEGS:
-            self._rows.append(self._row(line, len(self._rows)))
-            return []
-        if line:
-            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
-        towers = [self._discs(row) for row in self._rows]
-        self._rows = []
-        self._drawings += 1
-        before, self._towers = self._towers, towers
-        if before is None:
-            if towers != [tuple(range(1, self._n + 1)), (), ()]:
-                raise Violation(f"the first drawing shows {show(self._output, towers)}, not all {self._n} discs on {self._names[0]}")
-            return []
-        if towers == before:  # the drawing before, drawn again: no move
-            return []
-        return [one_move(before, towers, self._output, f"drawing {self._drawings}")]
-
-    def finish(self) -> None:
-        """Refuse output that ends in the middle of a drawing, or has none."""
-        if self._rows:
-            raise Unreadable(f"the output ends in the middle of a drawing, after {len(self._rows)} of its {PEGS} rows")
-        if self._towers is None:
-            raise Unreadable("the output has no drawing, not even the first, of the discs before any move")
-
-    def _row(self, line: str, peg: int) -> str:
-        body, bar, name = line.rpartition("|")
-        if not bar or name != self._names[peg]:
-            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
-        if len(body) != self._width or body.strip("-0123456789"):
-            raise Unreadable(
-                f"{shorten(line)}: a row draws {self._n} slots of {len(str(self._n)) + 1} characters, hyphens and digits, before the |"
-            )
-        return body
-
-    @staticmethod
-    def _discs(row: str) -> tuple[int, ...]:
-        return tuple(int(number) for number in row.split("-") if number)
-
-
-def reader(output: Output, n: int, deadline: float | None = None) -> LineReader | StateReader | DrawingReader:
-    """The reader for a program's dialect; patterns may match until ``deadline``."""
-    if output.format == "drawings":
-        return DrawingReader(output, n, deadline)
-    return StateReader(output, n, deadline) if output.format == "states" else LineReader(output, deadline)
-
-
-def _peg(pegs: dict[str, int], name: str) -> int:
+def peg_number(pegs: dict[str, int], name: str) -> int:
+    """The number of the peg the port calls ``name``, by the manifest's peg names."""
     try:
         return pegs[name]
     except KeyError:
         raise Unreadable(f"peg {shorten(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
 
 
-def _tower(text: str) -> tuple[tuple[int, ...], bool | None]:
-    """A tower's discs, top first, from their numbers listed top first or bottom first, and which of
-    the two it was (None for a tower of fewer than two discs, which does not tell)."""
-    discs = tuple(_disk(number) for number in re.split(r"[^0-9A-Za-z\u0080-\U0010ffff]+", text) if number)
-    order = None if len(discs) < 2 else discs[0] < discs[1]
-    if list(discs) == sorted(discs):
-        return discs, order
-    if list(discs) == sorted(discs, reverse=True):
-        return discs[::-1], order
-    raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
-
-
-def _disk(text: str) -> int:
+def disc_number(text: str) -> int:
     """A disc's number: ASCII digits only (int() would take other scripts' digits too), and few of them."""
     if not (text.isascii() and text.isdigit()):
         raise Unreadable(f"disk {text[:20]!r} is not a whole number in the digits 0-9")

@@ -11,8 +11,8 @@ from conftest import ROOT, harness, suite
 from harness.discover import Built, discover, load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
-from harness.normalise import LineReader
 from harness.patterns import never_matches
+from harness.readers.lines import LineReader
 
 GOOD = """\
 methods = ["binary", "recursive", "cyclic"]

@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, left_behind, run_folder, suite
 from harness.discover import load_port
 from harness.errors import OutOfTime, Unreadable
-from harness.normalise import LineReader
+from harness.readers.lines import LineReader
 
 HOSTILE = (
     "endless-line", "long-line", "stderr-flood", "setsid-holder", "background-holder",

@@ -14,6 +14,7 @@ from conftest import ROOT
 from harness import discover
 from harness.discover import load_port
 from harness.model import METHODS, PEGS
+from harness.readers import READERS
 from harness.scaffold import new_language
 
 SCHEMA_FILE = ROOT / "harness" / "language.schema.json"
@@ -44,7 +45,7 @@ def test_the_schema_names_the_parsers_keys_table_by_table():
         properties = tables[table][0]
         assert all(properties[key] == {"$ref": f"#/definitions/{key}"} for key in discover.PROGRAM_KEYS), table
     assert DEFINITIONS["method"]["enum"] == list(METHODS)
-    assert DEFINITIONS["output"]["properties"]["format"]["enum"] == list(discover.OUTPUT_FORMATS)
+    assert DEFINITIONS["output"]["properties"]["format"]["enum"] == list(READERS)
     assert DEFINITIONS["output"]["properties"]["pegs"]["minItems"] == DEFINITIONS["output"]["properties"]["pegs"]["maxItems"] == PEGS
     assert DEFINITIONS["source"]["required"] == list(discover.SOURCE_TEXTS)
     assert DEFINITIONS["requires"]["items"]["required"] == ["executable"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import harness
 
 LAYERS = [
-    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners"}),
+    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings"}),
     ("discover", {"discover"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "images"}),
@@ -18,6 +18,7 @@ LAYERS = [
     ("run: PostgreSQL", {"runners.postgres.wheel", "runners.postgres.connection", "runners.postgres.servers", "runners.postgres.query", "runners.postgres"}),
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
+    ("reading output: the readers", {"readers.lines", "readers.states", "readers.drawings"}),
     ("one cell through the steps", {"evaluate"}),
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "report.rerun", "board"}),

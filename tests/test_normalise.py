@@ -11,10 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.discover import Output, load_port
+from harness.discover import load_port
 from harness.errors import Unreadable, Violation
 from harness.model import CLASSIC, CYCLIC, Move
-from harness.normalise import MAX_LINE_BYTES, DrawingReader, LineReader, OutputStream, StateReader
+from harness.normalise import MAX_LINE_BYTES, OutputStream
+from harness.readers import Output
+from harness.readers.drawings import DrawingReader
+from harness.readers.lines import LineReader
+from harness.readers.states import StateReader
 
 PROLOG_LIKE = """\
 command = ["swipl", "hanoi.pl", "{method}", "{n}"]

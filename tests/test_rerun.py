@@ -19,8 +19,8 @@ from conftest import FAKE_PORTS, harness, suite, valid_report
 from harness.discover import load_port
 from harness.limits import Limits
 from harness.model import Cell, Outcome, Reason
-from harness.report.rerun import rerun
 from harness.report.json import from_json, to_json
+from harness.report.rerun import rerun
 from harness.settings import Settings
 
 HOSTILE = "it's $(touch pwned) \"x\" `touch pwned` <b>\nnext"

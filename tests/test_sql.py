@@ -30,10 +30,11 @@ from conftest import (
     postgres_servers,
     reference_digest,
 )
-from harness.discover import Output, Port, Program, Query
+from harness.discover import Port, Program, Query
 from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import CLASSIC, METHODS, Finish, Outcome
+from harness.readers import Output
 from harness.runners.postgres.query import psql_command
 from harness.settings import Settings
 

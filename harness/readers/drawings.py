@@ -1,0 +1,104 @@
+"""``drawings``: the cyclic Tower of Hanoi article's pictures of the towers, a row a peg, read
+the same way as states."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness.errors import Unreadable, Violation
+from harness.expect import DrawingWording, Plan, Wording
+from harness.model import PEGS, Move, shorten
+from harness.normalise import Clock, Towers
+from harness.readers import Output
+from harness.readers.states import one_move, show
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class DrawingReader:
+    """The towers drawn after each move, one row a tower and a blank line after them::
+
+        -------1--2|A
+        -------------|B
+        -------------|C
+
+    Each row is one slot a disc, left to right from the top: a slot is hyphens, or hyphens and the
+    disc's number, right-aligned. The first drawing must show every disc on the first peg; each one
+    after it must be the drawing before with one disc moved from the top of one tower to the top of
+    another, and that is the move. The board then judges whether the move was legal.
+    """
+
+    def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
+        self._output, self._names, self._clock = output, output.pegs, Clock(deadline)
+        self._n = n
+        self._width = n * (len(str(n)) + 1)
+        self._rows: list[str] = []
+        self._towers: Towers | None = None
+        self._drawings = 0
+        self.top_first = True
+        """A drawing's row shows a tower's discs from the top, left to right."""
+
+    def between_moves(self) -> bool:
+        """Whether the next line begins the drawing after a move: the first drawing has been read,
+        and no row of the next is."""
+        return self._towers is not None and not self._rows
+
+    def skip(self, moves: int, pegs: Sequence[Sequence[int]]) -> None:
+        """``moves`` drawings were taken without reading them, and ``pegs`` (each from its bottom disc
+        up) is what the last shows."""
+        self._towers = [tuple(reversed(peg)) for peg in pegs]
+        self._drawings += moves
+
+    def read(self, line: str) -> list[Move]:
+        """The move a drawing shows, at the blank line that ends it; none for the lines before."""
+        if any(self._clock.run(pattern, "fullmatch", line) for pattern in self._output.ignore):
+            return []
+        if len(self._rows) < PEGS:
+            self._rows.append(self._row(line, len(self._rows)))
+            return []
+        if line:
+            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
+        towers = [self._discs(row) for row in self._rows]
+        self._rows = []
+        self._drawings += 1
+        before, self._towers = self._towers, towers
+        if before is None:
+            if towers != [tuple(range(1, self._n + 1)), (), ()]:
+                raise Violation(f"the first drawing shows {show(self._output, towers)}, not all {self._n} discs on {self._names[0]}")
+            return []
+        if towers == before:  # the drawing before, drawn again: no move
+            return []
+        return [one_move(before, towers, self._output, f"drawing {self._drawings}")]
+
+    def finish(self) -> None:
+        """Refuse output that ends in the middle of a drawing, or has none."""
+        if self._rows:
+            raise Unreadable(f"the output ends in the middle of a drawing, after {len(self._rows)} of its {PEGS} rows")
+        if self._towers is None:
+            raise Unreadable("the output has no drawing, not even the first, of the discs before any move")
+
+    def _row(self, line: str, peg: int) -> str:
+        body, bar, name = line.rpartition("|")
+        if not bar or name != self._names[peg]:
+            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
+        if len(body) != self._width or body.strip("-0123456789"):
+            raise Unreadable(
+                f"{shorten(line)}: a row draws {self._n} slots of {len(str(self._n)) + 1} characters, hyphens and digits, before the |"
+            )
+        return body
+
+    @staticmethod
+    def _discs(row: str) -> tuple[int, ...]:
+        return tuple(int(number) for number in row.split("-") if number)
+
+
+def wording(output: Output, plan: Plan) -> Wording | None:
+    """The drawings' bytes as the reader reads them, with no line the manifest ignores (an ignored
+    line is no row) and peg names that can be filled in."""
+    return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
+
+
+def counted(output: Output) -> bool:
+    """Whether nothing but drawings is printed, so that counting drawings counts the moves."""
+    return not output.ignore and output.separator is None
