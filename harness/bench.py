@@ -32,11 +32,11 @@ from rich.console import Console
 from rich.table import Table
 
 from harness import __version__
-from harness.discover import Port, Program
 from harness.errors import BenchError, CellError
 from harness.evaluate import evaluate, judge_output
 from harness.gate import Gate
 from harness.model import METHODS, Outcome
+from harness.port import Port, Program
 from harness.readers import READERS
 from harness.report import Versions
 from harness.report.terminal import literal

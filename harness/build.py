@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from harness.discover import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.errors import BuildFailed, Interrupted
+from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.runners.base import Runner
 from harness.runners.process import StderrKeeper
 

@@ -7,19 +7,14 @@ so a misspelt one is an error too, not a silent default.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
 import re
-import shutil
 import string
-import threading
-import time
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import regex
 
@@ -27,11 +22,10 @@ from harness.environment import VARIABLE_NAME, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
+from harness.port import MAX_PORT_ENTRIES, Port, Program, Query, Requirement, Source
 from harness.readers import DEFAULT, READERS, Output, Reading
 
 MANIFEST = "language.toml"
-CONTAINERFILE = "Containerfile"
-"""A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
 MANIFEST_BYTES = 1 << 20
 """The most a manifest may hold: a few hundred bytes is usual."""
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
@@ -50,196 +44,10 @@ manifest's text reaches an installer only as such a name, never as an option or 
 SOURCE_KEYS = ("title", "author", "published", "terms", "methods")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
-_DIGEST_LOCK = threading.Lock()
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
-MAX_PORT_ENTRIES = 10_000
-"""The most files and folders a port's folder may hold: far more than any program's sources, far fewer
-than would make copying it for a build, or reading it for the build's key, take long."""
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """An executable a port needs, how to ask its version, and how to get it: in words (``install``)
-    and as the package that provides it on Debian and on Homebrew, for ``harness doctor --install``."""
-
-    executable: str
-    version: tuple[str, ...] = ()
-    install: str = ""
-    debian: str = ""
-    homebrew: str = ""
-
-    @property
-    def found(self) -> bool:
-        """Whether the executable is on PATH."""
-        return shutil.which(self.executable) is not None
-
-    @property
-    def advice(self) -> str:
-        """How to install it, for whoever lacks it."""
-        ways = [f"Debian: apt-get install {self.debian}"] * bool(self.debian) + [f"macOS: brew install {self.homebrew}"] * bool(self.homebrew)
-        return self.install or "; ".join(ways)
-
-
-@dataclass(frozen=True)
-class Source:
-    """A published document whose listings a port follows: its title, its author, where it was
-    published and on what terms, each as far as it is known, and the methods that follow it (all
-    the port's, where the manifest names none)."""
-
-    title: str
-    author: str
-    published: str
-    terms: str
-    methods: tuple[str, ...]
-
-    def cite(self) -> str:
-        """The document in one line, as people read a reference."""
-        return f'"{self.title}", by {self.author}; published: {self.published}; terms: {self.terms}'
-
-
-@dataclass(frozen=True)
-class Query:
-    """How a port that runs inside PostgreSQL is run: the SQL files that create it, loaded in order,
-    and the query for one cell, whose rows are its moves."""
-
-    load: tuple[Path, ...]
-    sql: str
-
-
-@dataclass(frozen=True)
-class Program:
-    """What runs one cell: a command (built first, if ``build`` is given) or a query in PostgreSQL,
-    what it is fed on standard input, the smallest n it takes, what it needs, and how to read its output."""
-
-    output: Output
-    command: tuple[str, ...] = ()
-    build: tuple[tuple[str, ...], ...] = ()
-    """The commands that make the program, run in order in a private copy of the port's folder."""
-    query: Query | None = None
-    stdin_template: str | None = None
-    min_n: int = 0
-    max_n: int = 64
-    requires: tuple[Requirement, ...] = ()
-    env: tuple[str, ...] = ()
-    """The harness's variables the program sees where it is held (sandbox, container), beyond the locale and terminal."""
-
-    def argv(self, method: str, n: int, built: Built | None = None) -> list[str]:
-        """The command for one cell, {method} and {n} filled in, and {binary} and {build} where it was built."""
-        return fill(self.command, method, n, built)
-
-    def refuses(self, n: int) -> str | None:
-        """Why the program takes no ``n`` discs, if it does not (``min_n`` and ``max_n``)."""
-        if n < self.min_n:
-            return f"the program takes n ≥ {self.min_n}"
-        if n > self.max_n:
-            return f"the program takes n ≤ {self.max_n}"
-        return None
-
-    def stdin(self, method: str, n: int) -> bytes | None:
-        """What the program reads on standard input, {n} and {method} filled in; None for nothing."""
-        if self.stdin_template is None:
-            return None
-        return fill((self.stdin_template,), method, n)[0].encode("utf-8")
-
-    def missing(self) -> Requirement | None:
-        """The first executable the program needs that is not on PATH."""
-        return next((requirement for requirement in self.requires if not requirement.found), None)
-
-
-class Built(NamedTuple):
-    """Where a build put what it made: its private build folder, and the program in it."""
-
-    folder: Path
-    binary: Path
-
-    def at(self, entry: Path) -> Built:
-        """The same build as seen where its cache entry is mounted at ``entry`` (in a container)."""
-        return Built(entry / self.folder.name, entry / self.binary.name)
-
-
-SHOWN_BUILD = Built(Path("{build}"), Path("{binary}"))
-"""A build's places as a manifest names them: for messages, and for keys that must not depend on
-where the cache is."""
-
-
-def fill(parts: tuple[str, ...], method: str, n: int, built: Built | None = None) -> list[str]:
-    """An argument list with {method}, {n}, and, once built, {build} (the build folder) and
-    {binary} (the program it made) filled in."""
-    values = {"{method}": method, "{n}": str(n)}
-    if built is not None:
-        values |= {"{build}": str(built.folder), "{binary}": str(built.binary)}
-    pattern = "|".join(re.escape(name) for name in values)
-    return [re.sub(pattern, lambda match: values[match[0]], part) for part in parts]
-
-
-READ_BLOCK = 1 << 20
-
-
-def tree_digest(folder: Path, deadline: float | None = None) -> str:
-    """sha256 of every file below ``folder``, names and bytes, read in blocks so that memory stays
-    flat however large a file is; a symbolic link counts as where it points. Names are taken as the
-    bytes they are, UTF-8 or not. TimeoutError once ``deadline`` (on the monotonic clock) passes."""
-    digest = hashlib.sha256()
-    for path in sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink()):
-        digest.update(os.fsencode(path.relative_to(folder)) + b"\0")
-        if path.is_symlink():
-            digest.update(b"-> " + os.fsencode(path.readlink()))
-        else:
-            with path.open("rb") as source:
-                while block := source.read(READ_BLOCK):
-                    digest.update(block)
-                    past(deadline)
-        digest.update(b"\0")
-        past(deadline)
-    return digest.hexdigest()
-
-
-def past(deadline: float | None) -> None:
-    """Raise TimeoutError once ``deadline`` has passed: a long read of a port's files stops there."""
-    if deadline is not None and time.monotonic() > deadline:
-        raise TimeoutError
-
-
-@dataclass(frozen=True)
-class Port:
-    """A port: its folder and name, and, from its manifest, the methods it offers and the program that runs each."""
-
-    name: str
-    folder: Path
-    summary: str = ""
-    methods: tuple[str, ...] = ()
-    programs: dict[str, Program] = field(default_factory=dict)
-    sources: tuple[Source, ...] = ()
-    manifest_error: str | None = None
-    """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
-
-    def source_digest(self, deadline: float | None = None) -> str:
-        """The digest of every file below the port's folder, read once however many cells need it
-        (TimeoutError if that takes past ``deadline``): what a build may read, so a change anywhere in
-        it makes a new build."""
-        with _DIGEST_LOCK:
-            digest = self.__dict__.get("_source_digest")
-            if digest is None:
-                digest = tree_digest(self.folder, deadline)
-                object.__setattr__(self, "_source_digest", digest)  # a port is frozen; its digest is worked out once
-            return str(digest)
-
-    def program(self, method: str) -> Program:
-        """The program that runs ``method``: the manifest's own, or the one its [method.NAME] table gives."""
-        return self.programs[method]
-
-    @property
-    def requires(self) -> tuple[Requirement, ...]:
-        """Everything any of the port's methods needs, each once."""
-        return tuple(dict.fromkeys(req for program in self.programs.values() for req in program.requires))
-
-    @property
-    def query(self) -> Query | None:
-        """The port's query, for a port that runs in PostgreSQL."""
-        return next((program.query for program in self.programs.values() if program.query), None)
 
 
 def find_root(given: Path | None = None) -> Path | None:

@@ -10,8 +10,8 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.discover import Port, Requirement
 from harness.errors import DoctorError
+from harness.port import Port, Requirement
 
 
 @dataclass(frozen=True)

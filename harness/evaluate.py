@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
-from harness.discover import Port, Program
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
 from harness.expect import LineWording, Plan, Wording
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, text
+from harness.port import Port, Program
 from harness.readers import READERS
 from harness.settings import CellKey, Settings
 from harness.verify import Board

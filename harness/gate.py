@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.build import Builds
-from harness.discover import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
+from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
 from harness.runners.walls import VERSION_SECONDS, Job, Walls, open_walls
 from harness.settings import Settings

@@ -25,9 +25,9 @@ import docker
 import docker.errors
 import requests.exceptions
 
-from harness.discover import CONTAINERFILE, Requirement, tree_digest
 from harness.errors import ContainerError, first_line
 from harness.model import utf8_safe
+from harness.port import CONTAINERFILE, Requirement, tree_digest
 from harness.runners.base import WAITS
 
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"

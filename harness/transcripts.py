@@ -25,9 +25,9 @@ from pathlib import Path
 import pexpect
 from rich.console import Console
 
-from harness.discover import Port
 from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
+from harness.port import Port
 from harness.report.terminal import STYLE, diff_markup, literal
 from harness.runners.postgres import Database
 from harness.runners.postgres.connection import psql_executable

@@ -22,10 +22,11 @@ import pytest
 from docker_engine import Engine, required
 
 from harness.compare import StreamDigest
-from harness.discover import Port, discover
+from harness.discover import discover
 from harness.gate import Gate
 from harness.limits import Limits
 from harness.model import METHODS
+from harness.port import Port
 from harness.runners import MODES
 from harness.runners.modes.container import RUN_LABEL
 from harness.runners.modes.sandbox import sandbox_problem

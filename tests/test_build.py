@@ -10,9 +10,10 @@ import time
 import pytest
 
 from conftest import ROOT
-from harness.discover import load_port, tree_digest
+from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
+from harness.port import tree_digest
 from harness.settings import Settings
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (c++) on PATH")

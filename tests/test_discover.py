@@ -8,10 +8,11 @@ import shutil
 import pytest
 
 from conftest import ROOT, harness, suite
-from harness.discover import Built, discover, load_port
+from harness.discover import discover, load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
 from harness.patterns import never_matches
+from harness.port import Built
 from harness.readers.lines import LineReader
 
 GOOD = """\

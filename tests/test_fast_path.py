@@ -15,12 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FAKE_PORTS
-from harness.discover import Port, load_port
+from harness.discover import load_port
 from harness.errors import CellError
 from harness.evaluate import _Reading
 from harness.expect import STRETCH_BYTES
 from harness.gate import Gate
 from harness.model import CLASSIC, CYCLIC, METHODS, Cell, Finish, Move, Outcome
+from harness.port import Port
 from harness.runners.process import PortProcess
 from harness.settings import Settings
 

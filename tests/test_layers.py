@@ -10,8 +10,8 @@ import harness
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings"}),
-    ("discover", {"discover"}),
-    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "images"}),
+    ("the port, and discovering ports", {"port", "discover"}),
+    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.subprocess", "runners.modes.sandbox", "runners.modes.container"}),
     ("run: builds", {"build"}),

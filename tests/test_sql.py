@@ -30,10 +30,10 @@ from conftest import (
     postgres_servers,
     reference_digest,
 )
-from harness.discover import Port, Program, Query
 from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import CLASSIC, METHODS, Finish, Outcome
+from harness.port import Port, Program, Query
 from harness.readers import Output
 from harness.runners.postgres.query import psql_command
 from harness.settings import Settings

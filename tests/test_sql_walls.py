@@ -21,7 +21,8 @@ import pytest
 from conftest import PORTS, ROOT, compare_json, postgres_servers, reference_digest, run_folder, usable
 from harness.gate import Gate
 from harness.runners import MODES
-from harness.runners.process import OWNER_FILE, PID_SPACE, SERVER_FILE, SERVER_FOLDER_PREFIX, identity, sweep_servers
+from harness.runners.process import OWNER_FILE, PID_SPACE, SERVER_FILE, SERVER_FOLDER_PREFIX, identity
+from harness.runners.sweep import sweep_servers
 from harness.settings import Settings
 
 SQL_PORTS = ROOT / "tests" / "sql_ports"

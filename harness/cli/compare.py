@@ -13,8 +13,8 @@ from harness.cli.session import open_gate, port_versions, progress_bar
 from harness.model import visible
 
 if TYPE_CHECKING:
-    from harness.discover import Port
     from harness.gate import Gate
+    from harness.port import Port
     from harness.report import PortInfo
 
 

@@ -13,7 +13,7 @@ from harness.errors import DoctorError
 from harness.model import visible
 
 if TYPE_CHECKING:
-    from harness.discover import Port
+    from harness.port import Port
 
 
 @cli.command(epilog=EXIT_CODES)

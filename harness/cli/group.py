@@ -31,7 +31,7 @@ class ExitCode(enum.IntEnum):
 
 def _sweep_leftovers() -> None:
     """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
-    from harness.runners.process import sweep_orphans, sweep_servers
+    from harness.runners.sweep import sweep_orphans, sweep_servers
 
     servers, ports = sweep_servers(), sweep_orphans()
     left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)

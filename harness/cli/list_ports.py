@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from harness.discover import Port
+    from harness.port import Port
     from harness.report import Versions
 
 

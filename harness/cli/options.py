@@ -17,7 +17,7 @@ from harness.runners import MODES
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, Backend, Settings
 
 if TYPE_CHECKING:
-    from harness.discover import Port
+    from harness.port import Port
 
 MAX_DISCS = 64
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""

@@ -13,7 +13,7 @@ from harness.cli.session import one_cell, say_how_it_ended
 from harness.model import visible
 
 if TYPE_CHECKING:
-    from harness.discover import Port
+    from harness.port import Port
 
 
 @cli.command(epilog=EXIT_CODES)

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-    from harness.discover import Port
     from harness.gate import Gate
+    from harness.port import Port
     from harness.report import Versions
 
 

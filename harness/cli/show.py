@@ -14,7 +14,7 @@ from harness.cli.session import one_cell, say_how_it_ended
 from harness.model import METHODS, Move, visible
 
 if TYPE_CHECKING:
-    from harness.discover import Port
+    from harness.port import Port
 
 MAX_SHOWN = 12
 """The most discs ``show`` draws: three towers of 12 fit an 80-column terminal."""

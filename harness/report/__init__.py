@@ -16,7 +16,7 @@ from harness.model import Cell
 from harness.settings import RunPlan
 
 if TYPE_CHECKING:
-    from harness.discover import Port, Source
+    from harness.port import Port, Source
 
 
 Versions = dict[str, dict[str, str | None]]

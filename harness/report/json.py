@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.discover import Source
 from harness.errors import ReportError, first_line
 from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
+from harness.port import Source
 from harness.report import PortInfo, Report
 from harness.settings import RunPlan
 

@@ -14,9 +14,9 @@ import re
 import shlex
 from collections.abc import Iterable
 
-from harness.discover import SHOWN_BUILD, Port, fill
 from harness.limits import DEFAULT_LIMITS
 from harness.model import ESCAPED_BYTE, Cell, Outcome, Rerun
+from harness.port import SHOWN_BUILD, Port, fill
 from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
 
 PLACEHOLDER_WORD = re.compile(r"(?:[\w@%+=:./-]|\{binary\}|\{build\})+", re.ASCII)

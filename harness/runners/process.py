@@ -17,11 +17,9 @@ import ctypes
 import fcntl
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -160,38 +158,6 @@ HARNESS = f"{identity(os.getpid()) or os.getpid()}@{PID_SPACE}"
 process namespace, so that a later run can tell whether it is gone."""
 
 
-def sweep_orphans() -> int:
-    """Kill the ports an earlier harness run left running, because that run was killed before it could
-    end them (they carry its marker, and it is gone). Only ports that shared this run's temporary
-    folder count: another checkout's runs are their own business. Returns how many were killed."""
-    if not Path("/proc").is_dir():
-        return 0
-    ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
-    prefix = f"{CELL_MARKER}=".encode()
-    killed = 0
-    for pid, variables in _environments():
-        marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
-        tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
-        if marker and tmpdir == ours and not alive(marker.rpartition(":")[0]):
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except ProcessLookupError:
-                pass
-    return killed
-
-
-def _environments() -> Iterator[tuple[int, list[bytes]]]:
-    """Each process's pid and environment variables (``NAME=value``), as far as /proc lets us read them."""
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                variables = Path(f"/proc/{entry.name}/environ").read_bytes().split(b"\0")
-            except OSError:  # gone, or not ours to read
-                continue
-            yield int(entry.name), variables
-
-
 def descendants(pid: int) -> list[int]:
     """Every process below ``pid``, children first, as /proc says now."""
     children: dict[int, list[int]] = {}
@@ -226,7 +192,7 @@ def kill_group(pid: int) -> None:
 def marked_processes(marker: str) -> list[int]:
     """The processes whose environment carries ``marker``: a port's whole tree, however it forked."""
     wanted = f"{CELL_MARKER}={marker}".encode()
-    return [pid for pid, variables in _environments() if wanted in variables]
+    return [pid for pid, variables in environments() if wanted in variables]
 
 
 def kill_tree(leader: int, marker: str) -> None:
@@ -483,24 +449,12 @@ def running(pid: int) -> bool:
     return fields is not None and fields[:1] != [b"Z"]
 
 
-def sweep_servers(parent: Path | None = None) -> list[Path]:
-    """End and remove the servers that earlier harness runs left in this temporary folder because
-    they were killed before they could (their owner is gone): the process the harness wrote down for
-    each, if it still runs as that very process, never a number the server's own files name.
-    Returns their folders."""
-    removed = []
-    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
-        try:
-            owner = (folder / OWNER_FILE).read_text().strip()
-        except OSError:
-            continue  # not one of ours, or being made right now
-        if alive(owner):
-            continue
-        with contextlib.suppress(OSError, ValueError):
-            started = (folder / SERVER_FILE).read_text().strip()
-            pid = int(started.partition("-")[0])
-            if identity(pid) == started:
-                os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(folder, ignore_errors=True)
-        removed.append(folder)
-    return removed
+def environments() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and environment variables (``NAME=value``), as far as /proc lets us read them."""
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                variables = Path(f"/proc/{entry.name}/environ").read_bytes().split(b"\0")
+            except OSError:  # gone, or not ours to read
+                continue
+            yield int(entry.name), variables

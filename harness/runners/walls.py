@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from harness.discover import Port, Requirement
 from harness.errors import CellError
 from harness.limits import Limits
+from harness.port import Port, Requirement
 from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes

@@ -20,12 +20,12 @@ from typing import Any
 import docker
 import docker.errors
 
-from harness.discover import Port
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
 from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
+from harness.port import Port
 from harness.runners.base import Runner
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls

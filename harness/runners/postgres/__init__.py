@@ -31,9 +31,9 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from harness.discover import Port, Query
 from harness.environment import Secrets
 from harness.errors import Unavailable, first_line
+from harness.port import Port, Query
 from harness.runners.base import WAITS
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, Deadline, cannot_connect, connect_seconds, server_address
 from harness.runners.postgres.query import CANCEL_GRACE, QueryStream

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from harness.discover import Query
 from harness.errors import Unavailable
 from harness.model import Finish, Usage
+from harness.port import Query
 from harness.runners.base import WAITS, Runner
 from harness.runners.postgres.connection import connect_seconds, psql_executable
 from harness.runners.process import BLOCK_BYTES, POLL_SECONDS, describe_exit, let_fill, process_status, widen_pipe

@@ -27,9 +27,9 @@ from typing import Any, Protocol
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from harness.discover import Port
 from harness.errors import ContainerError, Unavailable, first_line
 from harness.limits import Limits
+from harness.port import Port
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, check_dsn
 from harness.runners.process import (
     HARNESS,

@@ -1,0 +1,57 @@
+"""What an earlier run that was killed outright (SIGKILL) left behind, found and removed by the
+next: its ports' processes and its PostgreSQL servers, and only those of a run provably gone."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+from harness.runners.process import CELL_MARKER, OWNER_FILE, SERVER_FILE, SERVER_FOLDER_PREFIX, alive, environments, identity
+
+
+def sweep_orphans() -> int:
+    """Kill the ports an earlier harness run left running, because that run was killed before it could
+    end them (they carry its marker, and it is gone). Only ports that shared this run's temporary
+    folder count: another checkout's runs are their own business. Returns how many were killed."""
+    if not Path("/proc").is_dir():
+        return 0
+    ours = f"TMPDIR={os.environ.get('TMPDIR', '')}".encode()
+    prefix = f"{CELL_MARKER}=".encode()
+    killed = 0
+    for pid, variables in environments():
+        marker = next((v[len(prefix):].decode() for v in variables if v.startswith(prefix)), None)
+        tmpdir = next((v for v in variables if v.startswith(b"TMPDIR=")), b"TMPDIR=")
+        if marker and tmpdir == ours and not alive(marker.rpartition(":")[0]):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+    return killed
+
+
+def sweep_servers(parent: Path | None = None) -> list[Path]:
+    """End and remove the servers that earlier harness runs left in this temporary folder because
+    they were killed before they could (their owner is gone): the process the harness wrote down for
+    each, if it still runs as that very process, never a number the server's own files name.
+    Returns their folders."""
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
+        try:
+            owner = (folder / OWNER_FILE).read_text().strip()
+        except OSError:
+            continue  # not one of ours, or being made right now
+        if alive(owner):
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            started = (folder / SERVER_FILE).read_text().strip()
+            pid = int(started.partition("-")[0])
+            if identity(pid) == started:
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
