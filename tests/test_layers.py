@@ -10,7 +10,7 @@ import harness
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners"}),
     ("errors and settings", {"errors", "settings"}),
-    ("discover", {"discover"}),
+    ("discover", {"regions", "discover"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.subprocess", "runners.modes.sandbox", "runners.modes.container"}),
@@ -19,7 +19,7 @@ LAYERS = [
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("one cell through the steps", {"evaluate"}),
-    ("report", {"serialize", "report", "page", "board"}),
+    ("report", {"serialize", "report", "page", "board", "gallery"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
     ("the command line", {"cli", "__main__"}),
 ]
