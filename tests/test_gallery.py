@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
 from conftest import ROOT, harness, suite
 from harness.discover import Port, discover, load_port
@@ -24,7 +24,6 @@ from harness.model import METHODS, Cell, Outcome, Reason
 from harness.regions import read_code
 from harness.serialize import Report
 from harness.settings import RunPlan
-from test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
 AXE_PLACES = ("node_modules/axe-core/axe.min.js", ".venv/axe/node_modules/axe-core/axe.min.js")
 """Where ``make test`` puts axe-core (npm install --prefix .venv/axe axe-core), relative to the checkout."""
@@ -55,7 +54,7 @@ def verdict(report, port, method):
 
 def test_every_port_shows_its_code_verdict_and_time_for_every_method(browser, site):  # noqa: F811
     folder, report = site
-    ports = [port for port in discover(ROOT)]
+    ports = discover(ROOT)
     assert len(ports) * len(METHODS) == 20
     load(browser, folder / "index.html")
     for method in METHODS:
@@ -240,4 +239,3 @@ def test_the_site_has_no_address_outside_itself():
     """Nothing in the gallery's own files names a place on the network: the page is whole without it."""
     for name in ("gallery.html", "gallery.css", "gallery.js"):
         assert not re.search(r"https?://", (ROOT / "harness" / "web" / name).read_text()), name
-    assert shutil.which  # the browser tests above check the built site itself
