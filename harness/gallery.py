@@ -212,7 +212,10 @@ def _verdict(cells: list[Cell]) -> tuple[str, str]:
     counts = {outcome: [cell.n for cell in cells if cell.outcome is outcome] for outcome in Outcome}
     worst = next((outcome for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS) if counts[outcome]), Outcome.SKIPPED)
     said = [f"{outcome.value} for n = {span(counts[outcome])}" for outcome in Outcome if counts[outcome]]
-    return f"{MARK[worst]} {worst.value}: " + "; ".join(said) + f" ({len(cells)} cell{'s' * (len(cells) != 1)})", worst.value
+    cells_said = f" ({len(cells)} cell{'s' * (len(cells) != 1)})"
+    if len(said) == 1:
+        return f"{MARK[worst]} {said[0]}{cells_said}", worst.value
+    return f"{MARK[worst]} {worst.value}: " + "; ".join(said) + cells_said, worst.value
 
 
 def _quoted(address: str) -> str:
