@@ -5,12 +5,16 @@
 VENV ?= .venv
 N ?= 5
 
-.PHONY: compare test tools isolation-tools clean
+.PHONY: compare test tools isolation-tools axe gallery clean
 
 compare: tools
 	$(VENV)/bin/harness compare --n $(N)
 
-test: tools isolation-tools
+# Every method's code in every port, side by side, verified and replayable: gallery/index.html.
+gallery: tools
+	$(VENV)/bin/harness gallery --n 0-$(N) --out gallery
+
+test: tools isolation-tools axe
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
@@ -25,11 +29,12 @@ tools: $(VENV)/.installed
 
 # On Linux, what the containers and the sandbox need, each as COMMAND:DEBIAN-PACKAGE: a Docker engine
 # (started by the tests where none answers), mmdebstrap for the base image with no registry,
-# compose for docker-compose.yml, bubblewrap for --isolation sandbox; and chromium with its driver,
-# in which tests/test_page.py opens the HTML report. Installed with apt where it can be; otherwise
-# the tests that need one are skipped, saying why.
+# compose for docker-compose.yml, bubblewrap for --isolation sandbox; chromium with its driver, in
+# which tests/test_page.py and tests/test_gallery.py open the page and the gallery; and npm, which
+# installs axe-core (below). Installed with apt where it can be; otherwise the tests that need one
+# are skipped, saying why.
 ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap \
-	chromium:chromium chromedriver:chromium-driver
+	chromium:chromium chromedriver:chromium-driver npm:npm
 
 isolation-tools:
 	@[ "$$(uname -s)" = Linux ] || exit 0; \
@@ -44,6 +49,14 @@ isolation-tools:
 	else \
 	  echo "missing for --isolation sandbox/container and the HTML page's tests:$$missing (Debian packages); those tests are skipped"; \
 	fi
+
+# axe-core, the accessibility checker tests/test_gallery.py runs in chromium on the gallery and the
+# report page: from npm, into the virtual environment, where npm is; otherwise that test is skipped.
+AXE = $(VENV)/axe/node_modules/axe-core/axe.min.js
+
+axe: $(VENV)/.installed
+	@[ -f $(AXE) ] || ! command -v npm >/dev/null || npm install --silent --no-audit --no-fund --prefix $(VENV)/axe axe-core@4 || \
+	  echo "axe-core could not be installed from npm; the accessibility test is skipped"
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)

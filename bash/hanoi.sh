@@ -22,6 +22,7 @@ flush() {
   pending=0
 }
 
+# region recursive iterative cyclic
 # Runs of moves of up to SMALL disks between two rods, kept the first time a recursion (r_toh,
 # c_toh) makes them and appended whole after that: run[KEY] holds the lines.
 SMALL=8
@@ -39,6 +40,7 @@ keep() {
   [[ -n ${run[$1]+set} ]] || run[$1]=${out:$2}
   if (($3 == SMALL)) && ((pending += 1 << SMALL, pending >= FLUSH_EVERY)); then flush; fi
 }
+# endregion recursive iterative cyclic
 
 # ---- The notes' listings ------------------------------------------------------------------------
 
@@ -77,6 +79,7 @@ b_toh() {
   done
 }
 
+# region recursive
 # recursive, 1 disks, 2 origin, 3 target, 4 spare. Mended for speed: up to SMALL disks, each run
 # of moves is made once and replayed after that (see keep), and the lines leave in blocks.
 r_toh() {
@@ -93,6 +96,7 @@ r_toh() {
   (($1 > SMALL)) || keep "r$1$2$3" "$start" "$1"
   [[ ${FUNCNAME[1]-} == r_toh ]] || flush
 }
+# endregion recursive
 
 # The one legal move between rods (arrays) $1 and $2, as their two names, from first. Mended: the
 # tops are read in place rather than by copying both rods, and given a variable's name as well,
@@ -140,6 +144,7 @@ usage() {
   exit 2
 }
 
+# region binary
 # binary: b_toh's formula, move i from rod (i & i-1) % 3 to rod ((i | i-1) + 1) % 3, the disk
 # that moves being 1 + the trailing zero bits of i; rods 1 and 2 swap names for even n, as in
 # b_toh. The line of move $1 with its rods moved on by $2 goes to $move.
@@ -169,11 +174,15 @@ binary() {
     ((pending += step, pending < FLUSH_EVERY)) || flush
   done
 }
+# endregion binary
 
+# region recursive
 recursive() {
   r_toh "$1" 0 2 1
 }
+# endregion recursive
 
+# region iterative
 # iterative: i_toh's loop, between each pair of rods in turn the one legal move: the smaller top
 # disk goes to the other rod. Rod r's disks are the bits of rod[r], disk d bit d - 1, so a top is
 # a lowest set bit; disk[bit % 67] is its number (the powers of 2 below 2^66 differ mod 67).
@@ -215,7 +224,9 @@ iterative() {
     fi
   done
 }
+# endregion iterative
 
+# region cyclic
 # cyclic: disks, origin, target; a disk may only go from rod r to rod (r + 1) % 3, as in the
 # cyclic Tower of Hanoi article. To the next rod: n - 1 disks two rods on, the largest one on, the
 # n - 1 two on again. Two rods on: n - 1 two on, the largest one on, the n - 1 one on (back to
@@ -243,6 +254,7 @@ c_toh() {
 cyclic() {
   (($1 == 0)) || c_toh "$1" 0 1
 }
+# endregion cyclic
 
 main() {
   set -u

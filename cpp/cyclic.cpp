@@ -45,12 +45,14 @@
 
 static_assert(DISCS >= 0, "DISCS is a number of discs, 0 or more");
 
+// region cyclic
 constexpr int A = 0, B = 1, C = 2, TOWERS = 3;
 
 constexpr auto next_tower(auto _t)
 {
   return (_t + 1) % TOWERS;
 }
+// endregion cyclic
 
 // Discs are 1 to DISCS, 1 the smallest; an empty place is a 0-disc. tower[t][0] is the top of
 // tower t, and the bottom disc is at the end of the array.
@@ -74,6 +76,7 @@ void print_tower()
   std::cout << '\n';
 }
 
+// region cyclic
 auto rfind_zero(auto _first, auto _last)
 {
   typedef std::reverse_iterator<decltype(_first)> riter;
@@ -134,6 +137,7 @@ struct transfer<Discs, Src, Dst, false>
     transfer<Discs-1, Src, Dst>::disc();
   }
 };
+// endregion cyclic
 
 int main()
 {

@@ -48,6 +48,7 @@ private:
   std::size_t used = 0;
 };
 
+// region binary
 // Move i goes from peg (i & (i - 1)) % 3 to peg ((i | (i - 1)) + 1) % 3 and moves disc 1 + the
 // number of trailing zero bits of i. The formula ends on peg 1 when n is even, so for even n pegs 1
 // and 2 trade names.
@@ -59,7 +60,9 @@ void binary(int n, Moves& move)
   for(std::uint64_t i = 1; i <= last; ++i)
     move(__builtin_ctzll(i) + 1, peg[(i & (i - 1)) % 3], peg[((i | (i - 1)) + 1) % 3]);
 }
+// endregion binary
 
+// region recursive
 // n - 1 discs out of the way to the spare peg, the largest to the target, the n - 1 back on top.
 void recursive(int n, int src, int dst, int spare, Moves& move)
 {
@@ -68,7 +71,9 @@ void recursive(int n, int src, int dst, int spare, Moves& move)
   move(n, src, dst);
   recursive(n - 1, spare, dst, src, move);
 }
+// endregion recursive
 
+// region iterative
 // Every odd move is the smallest disc's, always the same way round: 0 -> 1 -> 2 -> 0 for even n,
 // 0 -> 2 -> 1 -> 0 for odd n. Every even move is the one legal move between the two other pegs.
 // Each peg is a stack of discs, the top last.
@@ -100,6 +105,7 @@ void iterative(int n, Moves& move)
     move(disc, src, dst);
   }
 }
+// endregion iterative
 
 int usage(const char* problem)
 {

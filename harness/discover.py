@@ -24,12 +24,15 @@ from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
 from harness.port import MAX_PORT_ENTRIES, Port, Program, Query, Requirement, Source
 from harness.readers import DEFAULT, READERS, Output, Reading
+from harness.regions import Code, read_code
 
 MANIFEST = "language.toml"
 MANIFEST_BYTES = 1 << 20
 """The most a manifest may hold: a few hundred bytes is usual."""
 PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "max_n", "requires", "env")
-PORT_KEYS = ("summary", "methods", "source", "method", *PROGRAM_KEYS)
+PORT_KEYS = ("summary", "methods", "source", "code", "method", *PROGRAM_KEYS)
+CODE_KEYS = tuple(METHODS)
+"""[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
 QUERY_KEYS = ("load", "query")
@@ -169,7 +172,28 @@ def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
     if not isinstance(summary, str):
         raise ManifestError("'summary' must be a string", "summary")
     sources = _sources(data.get("source", []), methods)
-    return Port(name=name, folder=folder, summary=summary, methods=methods, programs=programs, sources=sources)
+    code = _code(folder, data.get("code", {}), methods)
+    return Port(name=name, folder=folder, summary=summary, methods=methods, programs=programs, sources=sources, code=code)
+
+
+def _code(folder: Path, table: object, methods: tuple[str, ...]) -> dict[str, Code]:
+    """The [code] table: for each method it names, the code, read from the port's folder and checked
+    to be there (regions.py); a method the table leaves out has no code to show."""
+    if not isinstance(table, dict):
+        raise ManifestError("[code] is a table: for each method, FILE or FILE#REGION, the code that implements it", "code")
+    code = {}
+    for method, reference in table.items():
+        if method not in methods:
+            raise ManifestError(f"[code] names {method!r}, which the port does not list in 'methods'", method, table="code")
+        if not isinstance(reference, str):
+            raise ManifestError(f"[code] '{method}' is a string: FILE or FILE#REGION, relative to the port's folder", method, table="code")
+        try:
+            code[method] = read_code(folder, reference)
+        except ManifestError as error:
+            raise ManifestError(f"[code] '{method}' = {error}", method, table="code") from None
+        except OSError as error:
+            raise ManifestError(f"[code] '{method}' = {reference!r}: cannot be read: {error.strerror or error}", method, table="code") from None
+    return code
 
 
 def _sources(entries: object, methods: tuple[str, ...]) -> tuple[Source, ...]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from harness.readers import Output
+from harness.regions import Code
 
 CONTAINERFILE = "Containerfile"
 """A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
@@ -177,6 +178,8 @@ class Port:
     methods: tuple[str, ...] = ()
     programs: dict[str, Program] = field(default_factory=dict)
     sources: tuple[Source, ...] = ()
+    code: dict[str, Code] = field(default_factory=dict)
+    """Each method's code, as the manifest's [code] table names it: what the gallery shows."""
     manifest_error: str | None = None
     """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.discover import MANIFEST
 from harness.errors import ScaffoldError
+from harness.regions import MARKER
 
 NAME = re.compile(r"[a-z][a-z0-9_-]*")
 SCHEMA = Path(__file__).with_name("language.schema.json")
@@ -27,6 +28,7 @@ summary = "{name}"
 # All of them: binary, recursive, iterative, cyclic.
 methods = ["recursive"]
 
+{code}
 # The published document whose listings the program follows, if it follows one: its title, author,
 # where it was published and on what terms ("unknown" where a fact is not known); one [[source]]
 # for each document.
@@ -53,6 +55,13 @@ patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
 pegs = ["0", "1", "2"]
 """
 
+CODE_TEXT = """\
+# The code of each method, as `harness gallery` shows it: FILE#NAME, the lines of FILE between the
+# comment lines 'region NAME' and 'endregion NAME'. One line for each method the program offers.
+[code]
+recursive = "{program}#recursive"
+"""
+
 RUN_TEXT = """\
 # How to run one cell, in this folder. {{method}} and {{n}} are filled in.
 command = {command}
@@ -63,6 +72,13 @@ BUILD_TEXT = """\
 # to run what it built. {{method}} and {{n}} are filled in. Check the compiler's own options.
 build = {build}
 command = ["{{binary}}", "{{method}}", "{{n}}"]
+"""
+
+REGION_TEXT = """\
+region recursive
+The recursive method: its code goes here, between the lines "region recursive" and "endregion
+recursive"; the manifest's [code] table names it, and harness gallery shows it.
+endregion recursive
 """
 
 PROGRAM_TEXT = """\
@@ -99,12 +115,16 @@ def new_language(
     else:
         run = RUN_TEXT.format(command=_toml([*words, program, "{method}", "{n}"]))
         usage = f"{interpreter} {program} METHOD N"
+    marked = MARKER.fullmatch(f"{comment} region recursive") is not None
+    code = CODE_TEXT.format(program=program) if marked else "# [code] names each method's code: see docs/SPEC.md.\n"
     values = {
+        "code": code,
         "name": name, "executable": words[0], "version": _toml([words[0], *shlex.split(version_flag)]), "run": run, "schema": _schema_path(root, folder),
     }
     manifest = folder / MANIFEST
     manifest.write_text(MANIFEST_TEXT.format(**values), encoding="utf-8")
-    stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in PROGRAM_TEXT.format(name=name, usage=usage).splitlines())
+    text = PROGRAM_TEXT.format(name=name, usage=usage) + ("\n" + REGION_TEXT) * marked
+    stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in text.splitlines())
     (folder / program).write_text(stub, encoding="utf-8")
     return [manifest, folder / program]
 

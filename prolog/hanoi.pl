@@ -56,6 +56,7 @@ say(Src, Dst) :-
       peg(Dst, To),
       format("~w~n", [From to To]).
 
+% region recursive
 % recursive: the book's recursion, printing each move where hanoi/5 appends it.
 recursive(N) :-
       recursive(N, 0, 1, 2).
@@ -66,7 +67,9 @@ recursive(N, Src, Tmp, Dst) :-
       recursive(N1, Src, Dst, Tmp),
       say(Src, Dst),
       recursive(N1, Tmp, Src, Dst).
+% endregion recursive
 
+% region binary
 % binary: move I goes from peg (I /\ (I - 1)) mod 3 to peg ((I \/ (I - 1)) + 1) mod 3. That formula
 % ends on the middle peg when N is even, so for even N the middle and right pegs trade names.
 binary(N) :-
@@ -80,7 +83,9 @@ binary(N) :-
 
 relabel(N, Peg, Peg) :- N mod 2 =:= 1, !.
 relabel(_, Peg, Relabelled) :- Relabelled is (3 - Peg) mod 3.
+% endregion binary
 
+% region iterative
 % iterative: every odd move is the smallest disc's, always the same way round (left, middle, right
 % for even N; left, right, middle for odd N); every even move is the one legal move between the two
 % other pegs. The pegs are three lists, top disc first.
@@ -135,7 +140,9 @@ nth1_set(1, [_ | Rest], Value, [Value | Rest]) :- !.
 nth1_set(I, [X | Rest0], Value, [X | Rest]) :-
       I1 is I - 1,
       nth1_set(I1, Rest0, Value, Rest).
+% endregion iterative
 
+% region cyclic
 % cyclic: after the cyclic Tower of Hanoi article's transfer templates, N discs from left to middle,
 % each move one peg on. One peg on: N - 1 discs two pegs on, the largest one on, the N - 1 two on
 % again. Two pegs on: N - 1 two on, the largest one on, the N - 1 one on, the largest one on, the
@@ -158,6 +165,7 @@ cyclic(N, Src, Dst) :-
           say(Next, Dst),
           cyclic(N1, Src, Dst)
       ).
+% endregion cyclic
 
 % The program: swipl hanoi.pl METHOD N.
 

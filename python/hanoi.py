@@ -67,6 +67,7 @@ def drawing(stacks, w):
     return "\n" + "".join(row + "\n" for row in rows) + "\n"
 
 
+# region binary
 def binary(n, moves):
     """The bitwise formula: move i goes from (i & i-1) % 3 to ((i | i-1) + 1) % 3 and moves disk
     1 + (trailing zero bits of i). The formula ends on position 1 when n is even, so for even n
@@ -74,16 +75,20 @@ def binary(n, moves):
     relabel = (0, 2, 1) if n % 2 == 0 else (0, 1, 2)
     for i in range(1, 1 << n):
         moves.disk((i & -i).bit_length(), relabel[(i & i - 1) % 3], relabel[((i | i - 1) + 1) % 3])
+# endregion binary
 
 
+# region recursive
 def recursive(n, moves, start_pos=0, end_pos=2, extra_pos=1):
     """Move n - 1 disks out of the way, the largest to its place, the n - 1 disks back on top."""
     if n > 0:
         recursive(n - 1, moves, start_pos, extra_pos, end_pos)
         moves.disk(n, start_pos, end_pos)
         recursive(n - 1, moves, extra_pos, end_pos, start_pos)
+# endregion recursive
 
 
+# region iterative
 def iterative(n, moves):
     """Every other move is the smallest disk's, always the same way round the ring (clockwise for
     even n); the move between is the only one left that does not involve it."""
@@ -103,8 +108,10 @@ def iterative(n, moves):
             disk = stacks[from_pos].pop()
             stacks[to_pos].append(disk)
             moves.disk(disk, from_pos, to_pos)
+# endregion iterative
 
 
+# region cyclic
 def cyclic(n, moves, src=0, dst=1):
     """The cyclic Tower of Hanoi, after the article's transfer templates: a disk may only go from
     position p to position (p + 1) % 3. To the next position, n - 1 disks go two positions on,
@@ -119,6 +126,7 @@ def cyclic(n, moves, src=0, dst=1):
         cyclic(n - 1, moves, (dst + 1) % 3, dst)
     else:
         cyclic(n - 1, moves, src, dst)
+# endregion cyclic
         moves.disk(n, src, on)
         cyclic(n - 1, moves, dst, src)
         moves.disk(n, on, dst)

@@ -42,6 +42,7 @@ BEGIN
 END;
 $$;
 
+-- region binary
 -- Move i goes from peg (i & (i - 1)) % 3 to peg ((i | (i - 1)) + 1) % 3, and the disc it moves is
 -- 1 + the number of trailing zero bits of i. The formula ends on peg 1 when n is even, so for even n
 -- pegs 1 and 2 trade names (p becomes (3 - p) % 3), and the discs end on peg 2 for every n.
@@ -74,7 +75,9 @@ BEGIN
     END LOOP;
 END;
 $$;
+-- endregion binary
 
+-- region recursive
 -- The recursion of r_toh (n, origin, target, spare), written as a recursive query: each row of
 -- `calls` is one call, with the number its first move will have. A call of d discs makes the move
 -- of disc d, numbered first + 2^(d-1) - 1, between its two calls of d - 1 discs: one from the origin
@@ -104,7 +107,9 @@ BEGIN
     ORDER BY 1;
 END;
 $$;
+-- endregion recursive
 
+-- region iterative
 -- Three stacks, stacks[peg][height], with the height of each. Every odd move is the smallest disc's,
 -- always the same way round: 0 -> 1 -> 2 -> 0 for even n, 0 -> 2 -> 1 -> 0 for odd n. Every even
 -- move is the one legal move between the two other pegs.
@@ -154,7 +159,9 @@ BEGIN
     END LOOP;
 END;
 $$;
+-- endregion iterative
 
+-- region cyclic
 -- The cyclic Tower of Hanoi, after the cyclic Tower of Hanoi article: n discs from peg 0 to peg 1, a
 -- disc only ever going from peg p to peg (p + 1) % 3. Taking k discs one peg on: k - 1 discs two pegs
 -- on, disc k one on, the k - 1 two on again. Two pegs on: k - 1 two on, disc k one on, the k - 1 one on
@@ -207,6 +214,7 @@ BEGIN
     ORDER BY 1;
 END;
 $$;
+-- endregion cyclic
 
 -- The notes' binary listing, which raises each move as a NOTICE. As printed it never returns, and
 -- PostgreSQL stops it with "control reached end of function without RETURN"; here it returns the

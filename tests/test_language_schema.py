@@ -38,6 +38,7 @@ def test_the_schema_names_the_parsers_keys_table_by_table():
         "[[requires]]": (DEFINITIONS["requires"]["items"]["properties"], discover.REQUIRE_KEYS),
         "[postgresql]": (DEFINITIONS["postgresql"]["properties"], discover.QUERY_KEYS),
         "[[source]]": (DEFINITIONS["source"]["properties"], discover.SOURCE_KEYS),
+        "[code]": (DEFINITIONS["code"]["properties"], discover.CODE_KEYS),
     }
     for table, (properties, keys) in tables.items():
         assert sorted(properties) == sorted(keys), table

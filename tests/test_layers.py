@@ -10,7 +10,7 @@ import harness
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings"}),
-    ("the port, and discovering ports", {"port", "discover"}),
+    ("the port, and discovering ports", {"regions", "port", "discover"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.subprocess", "runners.modes.sandbox", "runners.modes.container"}),
@@ -23,12 +23,12 @@ LAYERS = [
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.terminal", "report.markdown", "report.junit", "report.html"}),
-    ("commands' own work", {"bench", "transcripts", "doctor", "scaffold"}),
+    ("commands' own work", {"bench", "transcripts", "doctor", "scaffold", "gallery"}),
     ("the command line: the group and the options", {"cli.group", "cli.options"}),
     ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
-        "cli.new_language",
+        "cli.new_language", "cli.gallery",
     }),
     ("the command line: the program", {"cli", "__main__"}),
 ]

@@ -259,3 +259,19 @@ def test_the_action_says_so_when_compare_writes_no_report(tmp_path):
     assert merged.returncode == 0 and "harness compare wrote no report" in (tmp_path / "summary.md").read_text()
     verdict = run_as_github_does(step_script("verdict", ACTION), tmp_path, {**env, "COMPARED": "2", "MERGED": "1"})
     assert verdict.returncode == 1 and "harness compare exited 2, harness merge 1" in verdict.stdout
+
+
+def test_the_merge_job_builds_the_gallery_and_main_publishes_it_with_no_more_rights_than_that_needs():
+    """The gallery comes from the merged report: an artifact on every run, and on main the site that
+    the pages job deploys, which alone may write to Pages and ask for an OIDC token."""
+    script = step_script("gallery")
+    assert ".venv/bin/harness gallery --report merged.json --out gallery" in script
+    merge, pages = CI.split("\n  merge:\n", 1)[1].split("\n  pages:\n", 1)
+    assert "name: gallery\n          path: gallery\n" in merge
+    assert "actions/upload-pages-artifact@" in merge and "github.event_name == 'push' && github.ref == 'refs/heads/main'" in merge
+    assert "pages: write" not in merge and "id-token" not in merge
+    assert "    needs: merge\n    if: ${{ github.event_name == 'push' && github.ref == 'refs/heads/main' }}\n" in pages
+    permissions = re.search(r"    permissions:\n((?:      .*\n)+)", pages)
+    assert permissions and [line.split(":")[0].strip() for line in permissions[1].splitlines()] == ["pages", "id-token"]
+    assert "actions/deploy-pages@" in pages and "name: github-pages" in pages
+    assert CI.count("pages: write") == CI.count("id-token: write") == 1

@@ -23,12 +23,12 @@ import time
 
 import click
 
-from harness.cli import bench, check, compare, doctor, list_ports, merge, new_language, run, show, transcripts
+from harness.cli import bench, check, compare, doctor, gallery, list_ports, merge, new_language, run, show, transcripts
 from harness.cli.group import ExitCode, cli
 from harness.model import visible
 from harness.runners.base import WAITS
 
-COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, new_language)
+COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, gallery, new_language)
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 

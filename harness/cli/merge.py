@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -10,10 +9,11 @@ import click
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import REPORTS, options
 from harness.cli.publish import Outputs, publish
-from harness.errors import MergeError, ReportError
+from harness.cli.session import read_report_file
+from harness.errors import MergeError
 
 if TYPE_CHECKING:
-    from harness.report import Report
+    pass
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -36,20 +36,7 @@ def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: 
         raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
     expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
     try:
-        merged = merge_reports([(path, _read_report(path)) for path in reports], mixed, expected)
+        merged = merge_reports([(path, read_report_file(path)) for path in reports], mixed, expected)
     except MergeError as error:
         raise click.UsageError(str(error)) from None
     publish(merged, Outputs.given(given))
-
-
-def _read_report(path: str) -> Report:
-    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
-    read, or is no report, is a usage error naming it and where it goes wrong."""
-    from harness.report.json import read_report
-
-    try:
-        return read_report(Path(path))
-    except OSError as error:
-        raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except ReportError as error:
-        raise click.UsageError(str(error)) from None

@@ -12,6 +12,7 @@ import click
 
 from harness.cli.group import finish, sweep_old_containers
 from harness.cli.options import choose, settings_from
+from harness.errors import ReportError
 from harness.model import METHODS, Cell, Outcome, Reason, visible
 from harness.settings import Settings
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from harness.gate import Gate
     from harness.port import Port
-    from harness.report import Versions
+    from harness.report import Report, Versions
 
 
 def terminal(stderr: bool = False) -> Console:
@@ -128,3 +129,16 @@ def say_how_it_ended(cell: Cell) -> NoReturn:
         for line in cell.diff:
             err.print(literal(line))
     finish(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
+
+
+def read_report_file(path: str) -> Report:
+    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
+    read, or is no report, is a usage error naming it and where it goes wrong."""
+    from harness.report.json import read_report
+
+    try:
+        return read_report(Path(path))
+    except OSError as error:
+        raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except ReportError as error:
+        raise click.UsageError(str(error)) from None

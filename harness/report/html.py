@@ -26,15 +26,16 @@ MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "⚠", Outcome.
 
 def page(report: Report) -> str:
     """The whole page, every part of it inline."""
-    style = (WEB / "page.css").read_text(encoding="utf-8")
-    script = (WEB / "page.js").read_text(encoding="utf-8")
+    style = web("page.css")
+    script = web("page.js")
     shown = summarise(report)
     parts = {
-        "csp": f"default-src 'none'; script-src '{_digest(script)}'; style-src '{_digest(style)}'; base-uri 'none'; form-action 'none'",
+        "csp": policy([script], [style]),
         "title": _text(shown.title),
         "style": style,
         "script": script,
-        "data": json_text(to_json(report)).replace("<", "\\u003c"),
+        "viewer": web("viewer.html"),
+        "data": data(report),
         "header": _header(report, shown),
         "matrix": _matrix(report),
         "problems": _problems(shown),
@@ -44,9 +45,33 @@ def page(report: Report) -> str:
     return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
 
 
+def web(name: str) -> str:
+    """One of the page's own files (harness/web): its style, its script, the board's markup. The
+    gallery (gallery.py) builds on the same ones."""
+    return (WEB / name).read_text(encoding="utf-8")
+
+
+def data(report: Report) -> str:
+    """The report's JSON as the page's script reads it, inside a script element that no text in it can close."""
+    return json_text(to_json(report)).replace("<", "\\u003c")
+
+
+def policy(scripts: list[str], styles: list[str]) -> str:
+    """The Content-Security-Policy that lets exactly these inline scripts and styles run, and nothing
+    else: no request leaves the page."""
+    run = " ".join(f"'{_digest(script)}'" for script in scripts)
+    look = " ".join(f"'{_digest(style)}'" for style in styles)
+    return f"default-src 'none'; script-src {run}; style-src {look}; base-uri 'none'; form-action 'none'"
+
+
 def _digest(text: str) -> str:
     """The CSP source that allows exactly this inline script or style."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def text(said: str) -> str:
+    """Text, from ports or not, as HTML text or an attribute's value (the gallery's too)."""
+    return _text(said)
 
 
 def _text(text: str) -> str:

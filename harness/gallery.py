@@ -1,0 +1,294 @@
+"""The gallery: a static site that shows, for each method, every port's code for it (only that code,
+as the manifest's [code] names it, highlighted by Pygments when the site is built), with its line
+count, the document it follows, its verdict over the report's n and its time at the largest n; a
+compare view of two or three ports side by side for one method, by address
+(``#compare/recursive/python,prolog``); and what each port prints for a small n beside the moves
+the harness reads from it. The report page (report/html.py) is written beside it, and the gallery reuses
+its board, script and style: any cell opens on the same board, in the gallery or on the page.
+
+Like the page, the site needs nothing but a browser: every part of it is inline, a
+Content-Security-Policy lets only its own script and style run, and no request leaves it, so it
+works from a file and from any static host. Everything from a port (names, code, what it prints,
+its sources) reaches the markup escaped, and its code is read from its own folder, bounded
+(regions.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from harness.evaluate import evaluate, evaluate_all
+from harness.gate import Gate
+from harness.model import METHODS, Cell, Move, Outcome, cell_id, span, visible
+from harness.port import Port
+from harness.regions import Code
+from harness.report import Report, now, port_info
+from harness.report.about import commit, machine
+from harness.report.html import MARK, data, page, policy, text, web
+from harness.report.summary import offered
+from harness.settings import DEFAULT_MAX_MOVES, Settings
+
+SAMPLE_LINES = 120
+"""The most lines of a sample shown: n = 3 prints a few dozen, a drawing port a few more."""
+SAMPLE_WIDTH = 200
+"""The most characters of a sample's line shown."""
+STYLE = "default"
+"""Pygments' style for the code: its colours keep WCAG AA contrast on its own background."""
+INDEX = "index.html"
+REPORT_PAGE = "report.html"
+PUZZLES = {
+    "binary": "The bitwise formula: move i takes disc 1 + (the trailing zero bits of i) from peg (i & i − 1) mod 3 to peg ((i | i − 1) + 1) mod 3.",
+    "recursive": "The recursion: n − 1 discs out of the way, the largest to its place, the n − 1 back on top of it.",
+    "iterative": "The loop: every other move is the smallest disc's, always the same way round; the move between is the only other legal one.",
+    "cyclic": "The cyclic puzzle: n discs from peg 0 to peg 1, every move one peg on (0 → 1 → 2 → 0).",
+}
+
+
+@dataclass
+class Sample:
+    """What a port printed for one cell, and the moves the harness read from it; or why there is none."""
+
+    n: int
+    printed: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    cut: bool = False
+    """Whether the port printed more lines than are kept."""
+    why: str = ""
+
+
+Samples = dict[tuple[str, str], Sample]
+
+
+def run(ports: list[Port], root: Path, ns: Iterable[int] | None, sample_n: int | None, jobs: int = 1) -> tuple[Report | None, Samples]:
+    """Through one gate: a fresh run of every cell for ``ns`` (None: no run), as ``compare`` runs
+    them, and one sample cell of each port and method at ``sample_n`` (None: none)."""
+    names = tuple(port.name for port in ports)
+    settings = Settings(ns=tuple(ns or ()), ports=names, jobs=jobs, max_moves=DEFAULT_MAX_MOVES)
+    started = now()
+    samples: Samples = {}
+    report = None
+    with Gate(settings, None, ports) as gate:
+        if ns is not None:
+            cells = evaluate_all(ports, settings, gate)
+            answers = gate.versions(ports)
+            versions = {name: {executable: said for executable, (said, _) in found.items()} for name, found in answers.items()}
+            infos = [port_info(port, versions) for port in ports]
+            report = Report("gallery", started, now(), commit(root), settings.plan, settings.options(), machine(), infos, list(settings.methods), cells)
+        if sample_n is not None:
+            for port in ports:
+                for method in port.methods if port.manifest_error is None else ():
+                    samples[port.name, method] = sample(port, method, sample_n, settings, gate)
+    return report, samples
+
+
+def sample(port: Port, method: str, n: int, settings: Settings, gate: Gate) -> Sample:
+    """One cell at ``n``, its printed lines and its moves kept, bounded."""
+    kept = Sample(n)
+
+    def line(said: str) -> None:
+        if len(kept.printed) < SAMPLE_LINES:
+            kept.printed.append(visible(said)[:SAMPLE_WIDTH])
+        else:
+            kept.cut = True
+
+    def move(made: Move) -> None:
+        if len(kept.moves) < SAMPLE_LINES:
+            kept.moves.append(made.canonical())
+
+    cell = evaluate(port, method, n, settings, gate, on_line=line, on_move=move)
+    if cell.outcome is not Outcome.PASS:
+        kept.why = f"{cell.outcome.value}: {visible(cell.detail)}"
+    return kept
+
+
+def write(out: Path, report: Report, ports: list[Port], samples: Samples) -> Path:
+    """The site in folder ``out``: the gallery (index.html) and the report page beside it; its entry."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / REPORT_PAGE).write_text(page(report), encoding="utf-8")
+    (out / INDEX).write_text(gallery(report, ports, samples), encoding="utf-8")
+    return out / INDEX
+
+
+def gallery(report: Report, ports: list[Port], samples: Samples) -> str:
+    """The gallery page, every part of it inline."""
+    formatter = HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", wrapcode=True)
+    style = "\n".join([web("page.css"), web("gallery.css"), formatter.get_style_defs(".highlight")])
+    scripts = [web("page.js"), web("gallery.js")]
+    by_name = {port.name: port for port in ports}
+    names = sorted({*by_name, *(info.name for info in report.ports)})
+    methods = [method for method in METHODS if method in report.methods or any(method in port.methods for port in ports)]
+    views = [_method_view(method, names, by_name, report, samples) for method in methods]
+    parts = {
+        "csp": policy(scripts, [style]),
+        "style": style,
+        "scripts": "".join(f"<script>{script}</script>\n" for script in scripts),
+        "viewer": web("viewer.html"),
+        "data": data(report),
+        "header": _header(report, methods),
+        "views": "\n".join(views),
+        "compare": _compare(methods, names),
+    }
+    template = web("gallery.html")
+    return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
+
+
+def _header(report: Report, methods: list[str]) -> str:
+    ns = sorted({cell.n for cell in report.cells})
+    ran = f"n = {span(ns)}" if ns else "no cells"
+    links = "".join(f'<li><a href="#method/{method}">{method}</a></li>' for method in methods)
+    return "\n".join([
+        "<header>",
+        '<a class="skip" href="#views">Skip to the code</a>',
+        "<h1>The Tower of Hanoi, port by port</h1>",
+        "<p>Every method's code in every port, only the code that implements it, beside its verdict, its time, and what it prints."
+        f" Verified over {text(ran)} by <code>harness {text(report.command)}</code>, finished {text(report.finished)},"
+        f" at commit {text(report.commit or 'unknown')}."
+        f' The full report, every cell on its board: <a href="{REPORT_PAGE}">{REPORT_PAGE}</a>.</p>',
+        f'<nav aria-label="Views"><ul><li><a href="#all">all methods</a></li>{links}<li><a href="#compare">compare ports</a></li></ul></nav>',
+        "</header>",
+    ])
+
+
+def _method_view(method: str, names: list[str], ports: dict[str, Port], report: Report, samples: Samples) -> str:
+    entries = [_entry(method, name, ports.get(name), report, samples.get((name, method))) for name in names]
+    return "\n".join([
+        f'<section class="method" id="method-{method}" data-method="{method}" aria-labelledby="method-{method}-title">',
+        f'<h2 id="method-{method}-title" tabindex="-1">{method}</h2>',
+        f"<p>{text(PUZZLES[method])}</p>",
+        '<div class="entries">',
+        *entries,
+        "</div>",
+        "</section>",
+    ])
+
+
+def _entry(method: str, name: str, port: Port | None, report: Report, kept: Sample | None) -> str:
+    """One port's card for one method: its facts, its code, and what it printed."""
+    cells = sorted((cell for cell in report.cells if cell.port == name and cell.method == method), key=lambda cell: cell.n)
+    verdict, outcome = _verdict(cells)
+    facts = [("verdict", f'<span class="{outcome}">{text(verdict)}</span>')]
+    largest = cells[-1] if cells else None
+    if largest is not None:
+        timed = f"{largest.seconds:.3f} s" if largest.outcome in (Outcome.PASS, Outcome.FAIL) else f"{largest.outcome.value}: {largest.detail}"
+        facts.append((f"time at n = {largest.n}", text(timed)))
+    code = port.code.get(method) if port is not None else None
+    if code is not None:
+        where = ", ".join(f"{first}–{last}" if first != last else str(first) for first, last in ((s.first, s.last) for s in code.spans))
+        facts.append(("code", f"{code.lines} lines: {text(str(code.path))}, line{'s' * (code.lines > 1)} {text(where)}"))
+    followed = [source for source in (port.sources if port else ()) if method in source.methods]
+    if followed:
+        facts.append(("follows", "<br>".join(text(source.cite()) for source in followed)))
+    links = []
+    if largest is not None:
+        address = cell_id(name, method, largest.n)
+        links.append(f'<a href="{REPORT_PAGE}#{text(_quoted(address))}">its cells on the report page</a>')
+        shown = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
+        links.append(f'<a href="#{text(_quoted(cell_id(name, method, shown.n)))}@0" data-replay>replay n = {shown.n} here</a>')
+    return "\n".join([
+        f'<article class="entry" data-port="{text(name)}" data-method="{method}" aria-label="{text(name)}, {method}">',
+        f"<h3>{text(name)}</h3>",
+        '<dl class="facts">' + "".join(f"<dt>{term}</dt><dd>{said}</dd>" for term, said in facts) + "</dl>",
+        f'<p class="links">{" · ".join(links)}</p>' if links else "",
+        _code(name, method, port, code),
+        _sample(method, port, kept),
+        "</article>",
+    ])
+
+
+def _verdict(cells: list[Cell]) -> tuple[str, str]:
+    """The outcome of a port's method over the report's n, in a sign and words, and its class."""
+    if not cells:
+        return "– not in the report", "skipped"
+    if not any(offered(cell) for cell in cells):
+        return "– not offered", "skipped"
+    counts = {outcome: [cell.n for cell in cells if cell.outcome is outcome] for outcome in Outcome}
+    worst = next((outcome for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS) if counts[outcome]), Outcome.SKIPPED)
+    said = [f"{outcome.value} for n = {span(counts[outcome])}" for outcome in Outcome if counts[outcome]]
+    cells_said = f" ({len(cells)} cell{'s' * (len(cells) != 1)})"
+    if len(said) == 1:
+        return f"{MARK[worst]} {said[0]}{cells_said}", worst.value
+    return f"{MARK[worst]} {worst.value}: " + "; ".join(said) + cells_said, worst.value
+
+
+def _quoted(address: str) -> str:
+    """A cell's address as the page's script reads it from the location."""
+    import urllib.parse
+
+    return urllib.parse.quote(address, safe="/")
+
+
+def _lexer(port: Port, code: Code) -> Lexer:
+    """The lexer for a file: by its name and text; a .sql file of a port that runs in PostgreSQL is PL/pgSQL."""
+    if port.query is not None and code.path.suffix == ".sql":
+        return get_lexer_by_name("plpgsql")
+    try:
+        return get_lexer_for_filename(code.path.name, code.text)
+    except ClassNotFound:
+        return get_lexer_by_name("text")
+
+
+def _code(name: str, method: str, port: Port | None, code: Code | None) -> str:
+    if port is None:
+        return '<p class="nocode">No port of this name here: the report comes from elsewhere.</p>'
+    if port.manifest_error is not None:
+        return f'<p class="nocode">The manifest cannot be used: <code>{text(port.manifest_error)}</code></p>'
+    if method not in port.methods:
+        return '<p class="nocode">The port does not offer this method.</p>'
+    if code is None:
+        return '<p class="nocode">The manifest names no code for this method ([code] in language.toml).</p>'
+    lexer = _lexer(port, code)
+    parts = []
+    for part in code.spans:
+        formatter = HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", linenostart=part.first, wrapcode=True)
+        parts.append(highlight("\n".join(part.lines) + "\n", lexer, formatter))
+    label = f"{name}'s {method} code, {lexer.name}"
+    gap = '<p class="gap" aria-hidden="true">⋮</p>'
+    return f'<div class="code" role="region" tabindex="0" aria-label="{text(label)}">{gap.join(parts)}</div>'
+
+
+def _sample(method: str, port: Port | None, kept: Sample | None) -> str:
+    if port is None or method not in port.methods or kept is None:
+        return ""
+    summary = f"What it prints for n = {kept.n}, and the moves the harness reads"
+    if not kept.printed and kept.why:
+        return f'<details class="sample"><summary>{text(summary)}</summary><p>Not run here: {text(kept.why)}</p></details>'
+    printed = "\n".join(kept.printed) + ("\n…" if kept.cut else "")
+    moves = "\n".join(kept.moves)
+    return "\n".join([
+        f'<details class="sample"><summary>{text(summary)}</summary>',
+        *([f"<p>{text(kept.why)}</p>"] if kept.why else []),
+        '<div class="sample-sides">',
+        f'<figure><figcaption>printed</figcaption><pre tabindex="0">{text(printed)}</pre></figure>',
+        f'<figure><figcaption>moves read: DISK SRC DST</figcaption><pre tabindex="0">{text(moves)}</pre></figure>',
+        "</div></details>",
+    ])
+
+
+def _compare(methods: list[str], names: list[str]) -> str:
+    """The compare view's form; its script puts the chosen ports' cards side by side."""
+    method_options = "".join(f'<option value="{method}">{method}</option>' for method in methods)
+    port_options = "".join(f'<option value="{text(name)}">{text(name)}</option>' for name in names)
+    pickers = "".join(
+        f'<label>port {index + 1} <select id="compare-port-{index}">'
+        + ('<option value="">none</option>' if index == 2 else "") + port_options + "</select></label>"
+        for index in range(3)
+    )
+    return "\n".join([
+        '<section id="compare" aria-labelledby="compare-title">',
+        '<h2 id="compare-title" tabindex="-1">Compare ports</h2>',
+        "<p>Two or three ports side by side for one method. The address names the comparison, "
+        "<code>#compare/recursive/python,prolog</code>, so it can be shared.</p>",
+        f'<form id="compare-form"><label>method <select id="compare-method">{method_options}</select></label>{pickers}'
+        '<button type="submit">Compare</button></form>',
+        '<p id="compare-status" role="status"></p>',
+        '<div id="compare-view" class="entries side"></div>',
+        "</section>",
+    ])
