@@ -1,11 +1,12 @@
-# The two commands a newcomer needs: `make compare` and `make test`.
-# Both set up a virtual environment in .venv first (once, and again when pyproject.toml changes);
-# make test runs the static checks (ruff, mypy) before the tests.
+# The two commands a newcomer needs: `make compare` and `make test`; and `make check`, the fast tier a
+# contributor runs before every commit (ruff, mypy and the in-process tests of tests/unit, under a minute).
+# Each sets up a virtual environment in .venv first (once, and again when pyproject.toml changes);
+# make test runs make check first, then the tests of tests/integration, which run real processes.
 
 VENV ?= .venv
 N ?= 5
 
-.PHONY: compare test tools isolation-tools axe gallery clean
+.PHONY: compare test check tools isolation-tools axe gallery clean
 
 compare: tools
 	$(VENV)/bin/harness compare --n $(N)
@@ -14,10 +15,13 @@ compare: tools
 gallery: tools
 	$(VENV)/bin/harness gallery --n 0-$(N) --out gallery
 
-test: tools isolation-tools axe
+test: check tools isolation-tools axe
+	$(VENV)/bin/pytest tests/integration
+
+check: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -q tests/unit
 
 # The tools the ports need beyond Python, as each port's manifest names them in [[requires]]: where
 # one is missing and this machine can install it (Debian's apt as root or through sudo, Homebrew on
@@ -30,7 +34,7 @@ tools: $(VENV)/.installed
 # On Linux, what the containers and the sandbox need, each as COMMAND:DEBIAN-PACKAGE: a Docker engine
 # (started by the tests where none answers), mmdebstrap for the base image with no registry,
 # compose for docker-compose.yml, bubblewrap for --isolation sandbox; chromium with its driver, in
-# which tests/test_page.py and tests/test_gallery.py open the page and the gallery; and npm, which
+# which tests/integration/test_page.py and tests/integration/test_gallery.py open the page and the gallery; and npm, which
 # installs axe-core (below). Installed with apt where it can be; otherwise the tests that need one
 # are skipped, saying why.
 ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap \
@@ -50,7 +54,7 @@ isolation-tools:
 	  echo "missing for --isolation sandbox/container and the HTML page's tests:$$missing (Debian packages); those tests are skipped"; \
 	fi
 
-# axe-core, the accessibility checker tests/test_gallery.py runs in chromium on the gallery and the
+# axe-core, the accessibility checker tests/integration/test_gallery.py runs in chromium on the gallery and the
 # report page: from npm, into the virtual environment, where npm is; otherwise that test is skipped.
 AXE = $(VENV)/axe/node_modules/axe-core/axe.min.js
 

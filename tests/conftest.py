@@ -16,10 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import docker
 import jsonschema
 import pytest
-from docker_engine import Engine, required
 
 from harness.compare import StreamDigest
 from harness.discover import discover
@@ -78,10 +76,24 @@ def database(gate):
     return gate.database
 
 
+MARKED_BY_FIXTURE = {"docker_engine": "docker", "browser": "browser"}
+"""A test that asks for one of these fixtures carries that marker, so that ``-m "not docker"`` and
+``-m "not browser"`` leave out exactly the tests that need an engine or a browser."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+
+
 @pytest.fixture(scope="session")
 def docker_engine():
     """A Docker engine and the local base image (see docker_engine.py); the tests that ask for it are
     skipped where none can be had, or fail if HANOI_REQUIRE_DOCKER=1."""
+    from docker_engine import Engine, required
+
     engine = Engine()
     problem = engine.start()
     if problem:
@@ -241,6 +253,8 @@ def harness(
 def port_containers(run: Path) -> set[str]:
     """The containers, running or not, that the harness run whose TMPDIR is ``run`` started: only
     this test's, whatever else runs on the machine. For tests that have the engine."""
+    import docker
+
     client = docker.from_env()
     try:
         return {container.id for container in client.containers.list(all=True, ignore_removed=True, filters={"label": f"{RUN_LABEL}={run}"})}

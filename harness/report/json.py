@@ -225,7 +225,7 @@ def _parting_from_json(entry: dict[str, Any] | None) -> Parting | None:
 def schema_error(data: Any) -> str | None:
     """Where ``data`` first breaks report.schema.json, and how, or None where it is a report as the
     schema describes it. The schema is read as it is, by hand: the few keywords it uses, each as
-    JSON Schema means it (tests/test_merge.py checks that jsonschema agrees), and no other."""
+    JSON Schema means it (tests/integration/test_merge.py checks that jsonschema agrees), and no other."""
     return _broken(data, _schema(), "the report")
 
 

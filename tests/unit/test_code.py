@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT, harness
+from conftest import ROOT
 from harness.discover import discover, load_port
 from harness.model import METHODS
 from harness.regions import MAX_SOURCE_BYTES, extract
@@ -122,7 +122,3 @@ def test_a_link_or_a_large_file_is_not_read(tmp_path):
     assert found.manifest_error is not None and "larger than 1024 KiB" in found.manifest_error
 
 
-def test_harness_check_refuses_a_reference_that_names_no_code(tmp_path):
-    port(tmp_path, recursive="hanoi.sh#nowhere")
-    done = harness("--root", str(tmp_path), "check")
-    assert done.returncode == 1 and ":5: [code] 'recursive' = 'hanoi.sh#nowhere': no region 'nowhere'" in done.stdout, done.stdout + done.stderr

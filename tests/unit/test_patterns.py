@@ -4,14 +4,11 @@ every short line, for patterns built of the pieces the proof reasons about."""
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from harness.discover import load_port
 from harness.patterns import never_matches
 
 LINES = ["".join(letters) for size in range(5) for letters in itertools.product("a0 ", repeat=size)]
@@ -69,30 +66,6 @@ def test_this_python_has_the_parser_the_proof_walks():
 
     assert harness.patterns.PARSER
     assert never_matches("a^b") is not None
-
-
-def test_without_the_parser_no_pattern_is_judged_and_a_manifest_still_loads(tmp_path):
-    """A Python whose re has no _parser: the proof stands aside (every pattern is taken), and the
-    harness still reads a manifest, whose never-matching pattern then shows only when its port runs."""
-    (tmp_path / "port").mkdir()
-    (tmp_path / "port" / "language.toml").write_text(
-        "command = ['true', '{method}', '{n}']\nmethods = ['recursive', 'binary']\n[output]\npatterns = ['(?P<src>\\d)^(?P<dst>\\d)']\npegs = ['0', '1', '2']\n"
-    )
-    script = (
-        "import sys; sys.modules['re._parser'] = None\n"
-        "from pathlib import Path\n"
-        "import harness.patterns\n"
-        "from harness.discover import load_port\n"
-        "assert not harness.patterns.PARSER\n"
-        "assert harness.patterns.never_matches('a^b') is None\n"
-        f"port = load_port(Path({str(tmp_path / 'port' / 'language.toml')!r}))\n"
-        "assert port.manifest_error is None, port.manifest_error\n"
-        "print('taken')\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout == "taken\n", done.stdout + done.stderr
-    with_parser = load_port(tmp_path / "port" / "language.toml")
-    assert with_parser.manifest_error is not None and "can never match" in with_parser.manifest_error
 
 
 def test_a_parse_of_another_shape_is_not_judged(monkeypatch):

@@ -17,7 +17,7 @@ from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
 from harness.settings import Settings
 
-CONTRIBUTED = Path(__file__).resolve().parent / "contributed"
+CONTRIBUTED = Path(__file__).resolve().parent.parent / "contributed"
 PORTS = {port.name: port for port in discover(CONTRIBUTED)}
 NS = range(11)
 SHELLS = ("sh", "bash", "dash", "zsh")

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from harness.discover import load_port
 from harness.errors import Unreadable, Violation
 from harness.model import CLASSIC, CYCLIC, Move
@@ -42,7 +43,7 @@ def reader(tmp_path_factory) -> LineReader:
 
 
 def real_reader(name: str, method: str = "recursive") -> LineReader:
-    port = load_port(Path(__file__).resolve().parent.parent / name / "language.toml")
+    port = load_port(ROOT / name / "language.toml")
     return LineReader(port.program(method).output)
 
 

@@ -7,10 +7,8 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT
 from harness.discover import discover, load_port
-from harness.evaluate import evaluate
-from harness.model import Outcome, Reason
 from harness.patterns import never_matches
 from harness.port import Built
 from harness.readers.lines import LineReader
@@ -146,17 +144,6 @@ def test_a_pattern_nested_past_the_bound_is_that_ports_problem_and_the_proof_sta
     assert never_matches("(" * 49 + "a^" + ")" * 49) == f"'^' or '\\A' comes after text the pattern reads first ({HINT})"
 
 
-def test_every_command_lists_the_other_ports_beside_a_manifest_nested_thousands_deep(tmp_path):
-    root = suite(tmp_path, "deep-array", "deep-groups", real=("python",))
-    for command in (["list", "--format", "plain"], ["compare", "--n", "2", "--format", "plain"], ["run", "python", "recursive", "--n", "1"]):
-        done = harness("--root", str(root), *command)
-        assert "Traceback" not in done.stderr, done.stderr
-        assert done.returncode == (0 if command[0] == "run" else 1), done.stdout + done.stderr
-        assert "python" in done.stdout or done.stdout == "1 0 2\n"
-    listed = harness("--root", str(root), "list", "--format", "plain").stdout
-    assert "deep-array: ; manifest problem: " in listed and "arrays or tables nested too deeply to read" in listed
-
-
 def test_a_requirement_of_one_method_is_that_methods_alone(tmp_path):
     text = GOOD + '[[method.cyclic.requires]]\nexecutable = "tcc"\ndebian = "tcc"\n'
     port = port_from(tmp_path, text)
@@ -185,24 +172,6 @@ def test_a_pattern_that_may_match_is_taken_and_reads_its_lines(tmp_path, pattern
     assert port.manifest_error is None, port.manifest_error
     [move] = LineReader(port.program("binary").output).read("0 2")
     assert (move.src, move.dst) == (0, 2)
-
-
-def test_cells_outside_min_n_and_max_n_are_skipped_saying_so(tmp_path):
-    folder = tmp_path / "bounded"
-    folder.mkdir()
-    shutil.copy(ROOT / "python" / "hanoi.py", folder / "hanoi.py")
-    (folder / "language.toml").write_text(
-        'methods = ["recursive"]\ncommand = ["python3", "hanoi.py", "{method}", "{n}"]\nmin_n = 1\nmax_n = 3\n'
-        "[output]\npatterns = ['Move disk of size (?P<disk>\\d+) from position (?P<src>\\d) to position (?P<dst>\\d)']\npegs = ['0', '1', '2']\n"
-    )
-    port = load_port(folder / "language.toml")
-    assert port.manifest_error is None, port.manifest_error
-    cells = [evaluate(port, "recursive", n) for n in range(5)]
-    assert [(cell.outcome, cell.reason, cell.detail) for cell in cells] == [
-        (Outcome.SKIPPED, Reason.OUT_OF_RANGE, "the program takes n ≥ 1"),
-        (Outcome.PASS, None, ""), (Outcome.PASS, None, ""), (Outcome.PASS, None, ""),
-        (Outcome.SKIPPED, Reason.OUT_OF_RANGE, "the program takes n ≤ 3"),
-    ]
 
 
 SQL_PORT = ROOT / "sql"
