@@ -19,8 +19,9 @@ DEFAULT_MAX_MOVES = 1 << 24
 Backend = Literal["embedded", "server", "docker"]
 """Where the ports that run in PostgreSQL find it (runners/postgres/servers.py)."""
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
-FORMATS = ("pretty", "plain", "markdown", "json")
-"""The forms a report takes on standard output (report.py)."""
+Screen = Literal["pretty", "plain", "markdown", "json"]
+"""The forms a report, or the list of ports, takes on standard output (``--format``)."""
+SCREENS: tuple[Screen, ...] = get_args(Screen)
 
 CellKey = tuple[str, str, int]
 """A cell before it runs: (port, method, n)."""

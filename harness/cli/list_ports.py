@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from harness.port import Port
     from harness.report import Versions
+    from harness.settings import Screen
 
 
 @cli.command(name="list", epilog=EXIT_CODES)
@@ -36,7 +37,7 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
 
     settings = settings_from(ports, given)
     ports = chosen(ports, settings)
-    form = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
+    form: Screen = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
     missing = {}
     with open_gate(settings, given["dsn"], ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
@@ -87,7 +88,7 @@ def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, s
     }
 
 
-def render_list(console: Console, form: str, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
+def render_list(console: Console, form: Screen, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
     """The ports, with their methods and what they need, in one of the --format forms."""
     from harness.report.summary import one_line
     from harness.report.terminal import literal

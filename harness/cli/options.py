@@ -14,7 +14,7 @@ from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS
 from harness.runners import MODES
-from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, FORMATS, Backend, Settings
+from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
 
 if TYPE_CHECKING:
     from harness.port import Port
@@ -135,7 +135,7 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "fail_fast": click.option("-x", "--fail-fast", is_flag=True, help="Once a cell fails or errors, start no more cells."),
     "shard": click.option("--shard", type=ShardChoice(), help="Run only the K-th of N shares of the cells (see harness merge)."),
     "format": click.option(
-        "--format", "form", type=click.Choice(FORMATS),
+        "--format", "form", type=click.Choice(SCREENS),
         help="What goes to standard output (default: pretty on a terminal, else plain).",
     ),
     "dsn": click.option(

@@ -21,6 +21,7 @@ from harness.report import WRITERS
 
 if TYPE_CHECKING:
     from harness.report import Report
+    from harness.settings import Screen
 
 
 def write_file(path: str, content: str | Callable[[BinaryIO], object], what: str) -> bool:
@@ -104,7 +105,7 @@ class Outputs:
     """Where a report goes: the form of standard output (None: pretty on a terminal, else plain) and,
     by writer, the file each is written to (``-``: standard output)."""
 
-    form: str | None = None
+    form: Screen | None = None
     files: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -123,7 +124,7 @@ def publish(report: Report, outputs: Outputs) -> NoReturn:
     if outputs.form == "json" and "json" not in piped:
         piped.insert(0, "json")
     screen = sys.stderr if piped else sys.stdout
-    table_form = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
+    table_form: Screen = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
     try:
         render(report, table_form, terminal(stderr=bool(piped)))
         written = True

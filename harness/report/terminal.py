@@ -4,6 +4,7 @@ port and reason, each distinct difference from the reference once, and the verdi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -13,6 +14,9 @@ from harness.model import Outcome, Rerun, visible
 from harness.report import Report
 from harness.report.markdown import markdown
 from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summarise
+
+if TYPE_CHECKING:
+    from harness.settings import Screen
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 
@@ -24,7 +28,7 @@ def literal(text: str) -> str:
     return escape(visible(text))
 
 
-def render(report: Report, form: str, console: Console) -> None:
+def render(report: Report, form: Screen, console: Console) -> None:
     """The report on ``console`` as a table: pretty, plain or markdown (JSON is written, not rendered)."""
     if form == "markdown":
         console.out(markdown(report), highlight=False)

@@ -40,6 +40,7 @@ from harness.runners.postgres.query import CANCEL_GRACE, QueryStream
 from harness.runners.postgres.servers import Container, Embedded, Existing, Server
 from harness.runners.process import HARNESS, POLL_SECONDS, alive
 from harness.runners.walls import Walls
+from harness.settings import Backend
 
 ROLE_PREFIX = "hanoi_"
 ROLE_COMMENT = "hanoi-polyglot harness "
@@ -67,7 +68,7 @@ class Database:
     loaded once, everything ended by :meth:`close` (use it as a context manager), Ctrl-C included."""
 
     def __init__(
-        self, backend: str, walls: Walls, port: Port, masked: Secrets, dsn: str | None = None, parent: Path | None = None,
+        self, backend: Backend, walls: Walls, port: Port, masked: Secrets, dsn: str | None = None, parent: Path | None = None,
         unsafe_superuser: bool = False,
     ) -> None:
         """``walls``: where an embedded server runs (the run's mode); ``port``: the port whose image makes
