@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import functools
 import os
 import sys
 from pathlib import Path
@@ -29,31 +28,6 @@ class ExitCode(enum.IntEnum):
     SIGNALLED = 128
 
 
-def _sweep_leftovers() -> None:
-    """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so."""
-    from harness.runners.sweep import sweep_orphans, sweep_servers
-
-    servers, ports = sweep_servers(), sweep_orphans()
-    left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
-    say_removed(left + [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports))
-
-
-@functools.cache
-def sweep_old_containers() -> None:
-    """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
-    need not wait for an engine."""
-    from harness.runners.modes.container import sweep_containers
-
-    containers = sweep_containers()
-    say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
-
-
-def say_removed(left: list[str]) -> None:
-    """Say on standard error what was removed of an earlier run's leftovers, if anything."""
-    if left:
-        click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
-
-
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
 a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
@@ -74,7 +48,6 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     from harness.runners.process import become_subreaper
 
     become_subreaper()
-    _sweep_leftovers()
     found = find_root(root)
     needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check")
     if found is None and needs_ports:

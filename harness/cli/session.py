@@ -3,6 +3,7 @@ console and progress bar, and the one cell that ``run`` and ``show`` ask for."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 
-from harness.cli.group import finish, sweep_old_containers
+from harness.cli.group import finish
 from harness.cli.options import choose, settings_from
 from harness.errors import ReportError
 from harness.model import METHODS, Cell, Outcome, Reason, visible
@@ -70,13 +71,15 @@ def port_versions(ports: list[Port], gate: Gate) -> Versions:
 
 def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
     """The run's gate: its walls, and its PostgreSQL, not yet started (it starts when a cell first
-    needs it; none, and no PostgreSQL client loaded, for ports of which none runs in PostgreSQL).
+    needs it; none, and no PostgreSQL client loaded, for ports of which none runs in PostgreSQL);
+    what an earlier, killed run left behind is swept first.
     The DSN's password is a secret: a port that prints it has it masked in every report."""
     from harness.gate import Gate
 
     problem = tmpdir_problem()
     if problem:
         raise click.ClickException(problem)
+    sweep_leftovers()
     if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
         sweep_old_containers()
     return Gate(settings, dsn, ports)
@@ -142,3 +145,30 @@ def read_report_file(path: str) -> Report:
         raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
     except ReportError as error:
         raise click.UsageError(str(error)) from None
+
+
+@functools.cache
+def sweep_leftovers() -> None:
+    """Remove what an earlier run that was killed outright (SIGKILL) could not, and say so: once, by
+    the first gate a command opens (a command that runs nothing, such as check, sweeps nothing)."""
+    from harness.runners.sweep import sweep_orphans, sweep_servers
+
+    servers, ports = sweep_servers(), sweep_orphans()
+    left = [f"{len(servers)} PostgreSQL server{'s' * (len(servers) != 1)} ({', '.join(map(str, servers))})"] * bool(servers)
+    say_removed(left + [f"{ports} port process{'es' * (ports != 1)}"] * bool(ports))
+
+
+@functools.cache
+def sweep_old_containers() -> None:
+    """The same for containers, looked for only by a run that uses the Docker engine itself: the rest
+    need not wait for an engine."""
+    from harness.runners.modes.container import sweep_containers
+
+    containers = sweep_containers()
+    say_removed([f"{containers} container{'s' * (containers != 1)}"] * bool(containers))
+
+
+def say_removed(left: list[str]) -> None:
+    """Say on standard error what was removed of an earlier run's leftovers, if anything."""
+    if left:
+        click.echo(f"harness: removed what an earlier, killed run left behind: {' and '.join(left)}", err=True)
