@@ -51,7 +51,8 @@ def test_a_build_is_made_once_per_n_and_again_when_a_source_changes(tmp_path, mo
 def test_a_compile_error_is_the_cells_error_and_nothing_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("HANOI_CACHE", str(tmp_path / "cache"))
     shutil.copytree(ROOT / "cpp", tmp_path / "cpp")
-    (tmp_path / "cpp" / "hanoi.cpp").write_text("int main() { return undeclared; }\n")
+    regions = "binary recursive iterative"  # the methods' code, as the manifest's [code] names it
+    (tmp_path / "cpp" / "hanoi.cpp").write_text(f"// region {regions}\nint main() {{ return undeclared; }}\n// endregion {regions}\n")
     port = load_port(tmp_path / "cpp" / "language.toml")
     cell = evaluate(port, "recursive", 3)
     assert cell.outcome is Outcome.ERROR

@@ -176,9 +176,11 @@ def test_a_superuser_who_may_make_no_role_lends_none_unless_told(tmp_path, own_s
     for cell in report["cells"]:
         assert (cell["outcome"], cell["reason"]) == ("error", "database"), cell
         assert "--unsafe-superuser-sql" in cell["detail"] and "superuser" in cell["detail"], cell
-    allowed, _ = compare_json(tmp_path, "--n", "2", "--lang", "sql", "--dsn", own_server, "--unsafe-superuser-sql", tmpdir=run_tmpdir)
+    allowed, report = compare_json(tmp_path, "--n", "2", "--lang", "sql", "--dsn", own_server, "--unsafe-superuser-sql", tmpdir=run_tmpdir)
     # Allowed, the SQL runs as the superuser, on a server that still refuses to write: its load fails.
-    assert "--unsafe-superuser-sql" not in allowed.stdout and "read-only transaction" in allowed.stdout, allowed.stdout
+    for cell in report["cells"]:
+        assert "--unsafe-superuser-sql" not in cell["detail"] and "read-only transaction" in cell["detail"], cell
+        assert "--unsafe-superuser-sql" in cell["rerun"]["command"], cell  # run again as it ran
 
 
 def test_the_sweep_ends_only_the_process_the_harness_wrote_down(tmp_path):
