@@ -13,10 +13,13 @@ Resident memory, not address space: SBCL, Go and the JVM reserve huge address sp
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import re
+import shutil
 import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -307,15 +310,34 @@ def _counter(path: Path, key: str) -> int:
     return 0
 
 
+PID_NAMESPACE = ("unshare", "--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--")
+"""A program started as the first process of a process namespace of its own (in a user namespace of
+its own, which any user may make where the system allows it): when it ends, or is killed, the kernel
+ends every process left in that namespace, however it left the program's session or environment."""
+
+
+@functools.cache
+def pid_namespaces() -> bool:
+    """Whether programs can be started in a process namespace of their own here (asked once a run)."""
+    if shutil.which("unshare") is None:
+        return False
+    try:
+        return subprocess.run([*PID_NAMESPACE, "true"], capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 class Fence:
     """The limits around one cell's process tree: its own control group where one can be made,
     else samples of the tree from /proc. A watcher checks every few milliseconds and kills the tree
     the moment a limit is crossed (the kernel has already refused the fork or killed for memory, but
-    a port may go on trying)."""
+    a port may go on trying). Without a control group, a program that asks for one (``own_pids``)
+    runs in a process namespace of its own where one can be made, so that nothing it starts outlives it."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, own_pids: bool = False) -> None:
         self.limits = limits
         self.group = CellGroup.make(limits)
+        self.own_pids = own_pids and self.group is None and pid_namespaces()
         if self.group:
             self.group.begin()
         self.peak_sampled = 0
@@ -325,7 +347,9 @@ class Fence:
 
     def wrap(self, argv: list[str]) -> list[str]:
         """The command as it must start to be inside the fence from its first instruction."""
-        return self.group.wrap(argv) if self.group else argv
+        if self.group:
+            return self.group.wrap(argv)
+        return [*PID_NAMESPACE, *argv] if self.own_pids else argv
 
     def watch(self, members: Callable[[], Iterable[int]], kill: Callable[[], None]) -> None:
         """Start watching the tree ``members`` names, calling ``kill`` when it crosses a limit."""

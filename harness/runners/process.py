@@ -320,16 +320,17 @@ class PortProcess(Runner):
 
     def __init__(
         self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
-        env: Mapping[str, str] | None = None, processes: Processes | None = None,
+        env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False,
     ) -> None:
         """``env``: the program's environment, where it is held (the sandbox); by default the harness's
-        own. ``processes``: the run's, which it joins (a process of its own otherwise)."""
+        own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
+        a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`)."""
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         self._processes = processes or Processes()
         with self._processes.lock:
             if self._processes.closed.is_set():
                 raise Interrupted("the run is closing: no port starts now")
-            self._fence = Fence(limits)
+            self._fence = Fence(limits, own_pids)
             try:
                 self._process = subprocess.Popen(
                     self._fence.wrap(argv),

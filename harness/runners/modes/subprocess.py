@@ -1,5 +1,6 @@
 """``--isolation subprocess``: the program runs as the user who runs the harness, and only the limits
-hold it (memory, processes, the deadline). It can read and write what that user can, and reach the
+hold it (memory, processes, the deadline; where no control group can hold them, a process namespace of
+its own ends whatever it leaves running). It can read and write what that user can, and reach the
 network; it sees the harness's environment, whose secrets the reports mask. A job that must not see
 that environment (the PostgreSQL server) gets the allowlist instead."""
 
@@ -21,7 +22,10 @@ class SubprocessWalls(Walls):
         """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
-        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes)
+        return PortProcess(
+            run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes,
+            own_pids=True,
+        )
 
 
 WALLS = SubprocessWalls
