@@ -133,6 +133,25 @@ def test_the_sandbox_keeps_its_promises_however_its_folders_nest(tmp_path, monke
     assert sorted(tmp_path.rglob("*")) == before
 
 
+@needs_bubblewrap
+def test_what_a_sandbox_shows_under_tmp_another_user_may_reach(tmp_path):
+    """A checkout under /tmp (a CI's clone, say) and its virtual environment, deep inside it: the
+    embedded server, which root's sandbox runs as a user of its own, must reach its programs there
+    through the folders the sandbox makes on the way, which bubblewrap would make for root alone."""
+    if os.geteuid() != 0:
+        pytest.skip("only root's sandbox runs a program as another user")
+    shown = tmp_path / "clone" / ".venv" / "lib" / "site-packages" / "pginstall"
+    shown.mkdir(parents=True)
+    (shown / "program").write_text("reached\n")
+    for path in (shown, *shown.parents):
+        if path == tmp_path.parent:
+            break
+        path.chmod(0o755)
+    argv = sandboxed(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "cat", str(shown / "program")], tmp_path, [shown], own_users=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "reached\n", done.stderr
+
+
 @pytest.mark.docker
 def test_a_port_reading_n_on_standard_input_is_fed_in_every_mode(tmp_path, mode):
     root = suite(tmp_path, "stdin-reader", real=(), fakes_from=ISOLATION_PORTS)

@@ -94,6 +94,13 @@ def sandboxed(  # noqa: PLR0913
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     bounded = ("--size", str(size)) if size else ()
     tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, (*bounded, "--tmpfs", str(path))) for path in [*private, *sealed]]
+    # The folders between a sealed tmpfs and what is shown inside it are made open to every user, as
+    # bubblewrap would make them for its own user alone: a server run as a user of its own (root's)
+    # must pass through them. They are empty but for the way down.
+    between = dict.fromkeys(
+        folder for path in shown for top in sealed if path.is_relative_to(top) for folder in path.parents if folder.is_relative_to(top) and folder != top
+    )
+    folders: list[tuple[Path, tuple[str, ...]]] = [(folder, ("--perms", "0755", "--dir", str(folder))) for folder in between]
     binds: list[tuple[Path, tuple[str, ...]]] = [
         *((path, ("--ro-bind", str(path), str(path))) for path in readable),
         *((path, ("--bind", str(path), str(path))) for path in writable),
@@ -101,7 +108,7 @@ def sandboxed(  # noqa: PLR0913
     # Each mount after those that hold it (a stable sort: a tmpfs before a bind at the same depth), so
     # none hides another: a TMPDIR or a build inside the port's folder stays private and writable, or
     # readable, as it would anywhere else.
-    mounts = sorted(tmpfs + binds, key=lambda mount: len(mount[0].parts))
+    mounts = sorted(tmpfs + folders + binds, key=lambda mount: len(mount[0].parts))
     return [
         BWRAP, "--die-with-parent", *(("--unshare-all",) if own_users else SHARED_USERS), "--new-session",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",

@@ -158,7 +158,10 @@ class Embedded:
                 for path in (folder, socket):
                     shutil.chown(path, user, user)
             argv = [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(data), "-k", str(socket), *(f"-c{setting}" for setting in THROWAWAY_SETTINGS)]
-            runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, writes=(folder,), user=user, inherits=False))
+            # The server's programs and libraries are the wheel's: read where they are, which a private
+            # /tmp would hide (a checkout, and its virtual environment, under /tmp).
+            installed = (POSTGRES_BIN_PATH.parent,)
+            runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, reads=installed, writes=(folder,), user=user, inherits=False))
             with self._lock:
                 self._runner = None if self._stopped.is_set() else runner
             if self._runner is None:  # stopped while it started: it goes now
