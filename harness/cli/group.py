@@ -1,4 +1,4 @@
-"""The ``harness`` group: finding the ports, sweeping what a killed run left, and the one exit-code policy."""
+"""The ``harness`` group: finding the ports, and the one exit-code policy."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from harness import __version__
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The harness's own checkout, whose commit a report names; the ports may be anywhere."""
-
-
 ROOT_VARIABLE = "HANOI_ROOT"
 
 

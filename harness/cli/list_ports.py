@@ -11,7 +11,7 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli, finish
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import open_gate, terminal
+from harness.cli.session import open_gate, terminal, versions_said
 from harness.model import visible
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
             elif server and server[0] is None and (verbose or settings.backend == "embedded"):
                 missing[port.name] = server[1]
-        versions = {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
+        versions = versions_said(answers)
         console = terminal()
         render_list(console, form, ports, versions, missing)
         if verbose:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import sys
@@ -130,9 +131,10 @@ def publish(report: Report, outputs: Outputs) -> NoReturn:
         written = True
     except OSError as error:  # a full disk, /dev/full
         written = unwritten("report", "standard error" if piped else "standard output", error)
+    text = functools.cache(lambda name: WRITERS[name].text(report))  # each form made once, wherever it goes
     for name in piped:
-        written &= write_file("-", WRITERS[name].text(report), WRITERS[name].what)
+        written &= write_file("-", text(name), WRITERS[name].what)
     for name, path in outputs.files.items():
         if path != "-":
-            written &= write_file(path, WRITERS[name].text(report), WRITERS[name].what)
+            written &= write_file(path, text(name), WRITERS[name].what)
     finish(report.passed and written)

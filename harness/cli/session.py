@@ -66,7 +66,12 @@ def progress_bar() -> Progress | _NoProgress:
 
 def port_versions(ports: list[Port], gate: Gate) -> Versions:
     """Each port's interpreters' versions (None where one says nothing)."""
-    return {name: {executable: said for executable, (said, _) in answers.items()} for name, answers in gate.versions(ports).items()}
+    return versions_said(gate.versions(ports))
+
+
+def versions_said(answers: dict[str, dict[str, tuple[str | None, str]]]) -> Versions:
+    """The versions of the gate's answers, without why one says nothing."""
+    return {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
 
 
 def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
@@ -135,8 +140,8 @@ def say_how_it_ended(cell: Cell) -> NoReturn:
 
 
 def read_report_file(path: str) -> Report:
-    """A report given to merge, read in bounded memory (serialize.read_report); one that cannot be
-    read, or is no report, is a usage error naming it and where it goes wrong."""
+    """A report given to merge or gallery, read in bounded memory (report/json.py's read_report); one
+    that cannot be read, or is no report, is a usage error naming it and where it goes wrong."""
     from harness.report.json import read_report
 
     try:
