@@ -187,7 +187,7 @@ class _Timer:
                 if seconds is not None:
                     cell.to_devnull.append(seconds)
             expected = METHODS[cell.method].optimal_count(cell.n)
-            if READERS[program.output.format].counted(program.output) and cell.moves != expected:
+            if READERS[program.output.format].load().counted(program.output) and cell.moves != expected:
                 raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
             cell.harness_seconds, moves = self._harness_seconds(port, program, cell)
             for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did

@@ -15,7 +15,6 @@ its sources) reaches the markup escaped, and its code is read from its own folde
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,11 +29,11 @@ from harness.gate import Gate
 from harness.model import METHODS, Cell, Move, Outcome, cell_id, span, visible
 from harness.port import Port
 from harness.regions import Code
-from harness.report import Report, now, port_info
+from harness.report import Report, now, port_info, versions_said
 from harness.report.about import commit, machine
 from harness.report.html import MARK, data, page, policy, text, web
 from harness.report.summary import offered
-from harness.settings import DEFAULT_MAX_MOVES, Settings
+from harness.settings import Settings
 
 SAMPLE_LINES = 120
 """The most lines of a sample shown: n = 3 prints a few dozen, a drawing port a few more."""
@@ -67,25 +66,21 @@ class Sample:
 Samples = dict[tuple[str, str], Sample]
 
 
-def run(ports: list[Port], root: Path, ns: Iterable[int] | None, sample_n: int | None, jobs: int = 1) -> tuple[Report | None, Samples]:
-    """Through one gate: a fresh run of every cell for ``ns`` (None: no run), as ``compare`` runs
-    them, and one sample cell of each port and method at ``sample_n`` (None: none)."""
-    names = tuple(port.name for port in ports)
-    settings = Settings(ns=tuple(ns or ()), ports=names, jobs=jobs, max_moves=DEFAULT_MAX_MOVES)
+def run(ports: list[Port], root: Path, settings: Settings, gate: Gate, sample_n: int | None) -> tuple[Report | None, Samples]:
+    """Through the run's gate: a fresh run of every cell of the settings' n (none: no run), as
+    ``compare`` runs them, and one sample cell of each port and method at ``sample_n`` (None: none)."""
     started = now()
     samples: Samples = {}
     report = None
-    with Gate(settings, None, ports) as gate:
-        if ns is not None:
-            cells = evaluate_all(ports, settings, gate)
-            answers = gate.versions(ports)
-            versions = {name: {executable: said for executable, (said, _) in found.items()} for name, found in answers.items()}
-            infos = [port_info(port, versions) for port in ports]
-            report = Report("gallery", started, now(), commit(root), settings.plan, settings.options(), machine(), infos, list(settings.methods), cells)
-        if sample_n is not None:
-            for port in ports:
-                for method in port.methods if port.manifest_error is None else ():
-                    samples[port.name, method] = sample(port, method, sample_n, settings, gate)
+    if settings.ns:
+        cells = evaluate_all(ports, settings, gate)
+        versions = versions_said(gate.versions(ports))
+        infos = [port_info(port, versions) for port in ports]
+        report = Report("gallery", started, now(), commit(root), settings.plan, settings.options(), machine(), infos, list(settings.methods), cells)
+    if sample_n is not None:
+        for port in ports:
+            for method in port.methods if port.manifest_error is None else ():
+                samples[port.name, method] = sample(port, method, sample_n, settings, gate)
     return report, samples
 
 
@@ -109,12 +104,9 @@ def sample(port: Port, method: str, n: int, settings: Settings, gate: Gate) -> S
     return kept
 
 
-def write(out: Path, report: Report, ports: list[Port], samples: Samples) -> Path:
-    """The site in folder ``out``: the gallery (index.html) and the report page beside it; its entry."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / REPORT_PAGE).write_text(page(report), encoding="utf-8")
-    (out / INDEX).write_text(gallery(report, ports, samples), encoding="utf-8")
-    return out / INDEX
+def site(report: Report, ports: list[Port], samples: Samples) -> dict[str, str]:
+    """The site's pages by file name: the report page, and the gallery (INDEX, its entry), last."""
+    return {REPORT_PAGE: page(report), INDEX: gallery(report, ports, samples)}
 
 
 def gallery(report: Report, ports: list[Port], samples: Samples) -> str:

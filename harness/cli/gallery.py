@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DiscCounts, options
-from harness.cli.session import read_report_file
+from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.options import DiscCounts, options, settings_from
+from harness.cli.publish import write_file
+from harness.cli.session import open_gate, read_report_file
+from harness.settings import DEFAULT_MAX_MOVES
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -22,13 +24,21 @@ from harness.cli.session import read_report_file
 def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> None:
     """Write a static site of every method's code in every port, side by side, with each one's verdict,
     time and what it prints, and the report page beside it: from a fresh run, or from --report."""
-    from harness.gallery import run, write
+    from harness.gallery import INDEX, run, site
 
     given = read_report_file(report_file) if report_file else None
-    fresh, samples = run(ctx.obj, ctx.meta["root"], None if given else ns, None if no_samples else sample_n, jobs)
+    settings = settings_from(ctx.obj, {"ns": () if given else ns, "jobs": jobs, "max_moves": DEFAULT_MAX_MOVES})
+    with open_gate(settings, None, ctx.obj) as gate:
+        fresh, samples = run(ctx.obj, ctx.meta["root"], settings, gate, None if no_samples else sample_n)
     report = given or fresh
     assert report is not None  # a fresh run makes one when no report is given
     try:
-        click.echo(f"wrote {write(out, report, ctx.obj, samples)}")
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise click.ClickException(f"cannot write the gallery to {out}: {error.strerror or error}") from None
+    written = True
+    for name, text in site(report, ctx.obj, samples).items():  # each page whole or not at all, as every report is
+        written &= write_file(str(out / name), text, f"gallery's {name}")
+    if written:
+        click.echo(f"wrote {out / INDEX}")
+    finish(written)

@@ -11,7 +11,7 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli, finish
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import open_gate, terminal, versions_said
+from harness.cli.session import open_gate, terminal
 from harness.model import visible
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
+    from harness.report import versions_said
     from harness.report.terminal import literal
 
     settings = settings_from(ports, given)

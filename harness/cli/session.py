@@ -66,12 +66,9 @@ def progress_bar() -> Progress | _NoProgress:
 
 def port_versions(ports: list[Port], gate: Gate) -> Versions:
     """Each port's interpreters' versions (None where one says nothing)."""
+    from harness.report import versions_said
+
     return versions_said(gate.versions(ports))
-
-
-def versions_said(answers: dict[str, dict[str, tuple[str | None, str]]]) -> Versions:
-    """The versions of the gate's answers, without why one says nothing."""
-    return {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
 
 
 def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:

@@ -89,10 +89,6 @@ class Reading:
         reader: Reader = getattr(self.load(), self.reader)(output, n, deadline)
         return reader
 
-    def counted(self, output: Output) -> bool:
-        """Whether counting the output's lines or drawings counts its moves."""
-        return bool(self.load().counted(output))
-
 
 READERS: dict[str, Reading] = {
     reading.name: reading

@@ -41,6 +41,7 @@ class LineReader:
 
     def skip(self, moves: int, pegs: Sequence[Sequence[int]]) -> None:
         """Nothing to keep: a line's move does not depend on the ones before."""
+
     def _move(self, match: re.Match[str]) -> Move:
         disk = match["disk"] if "disk" in match.re.groupindex else None
         return Move(None if disk is None else disc_number(disk), peg_number(self._pegs, match["src"]), peg_number(self._pegs, match["dst"]))

@@ -23,6 +23,11 @@ Versions = dict[str, dict[str, str | None]]
 """Each port's interpreters' versions, by port and executable: None where a version cannot be read."""
 
 
+def versions_said(answers: dict[str, dict[str, tuple[str | None, str]]]) -> Versions:
+    """The versions of a gate's answers (``Gate.versions``), without why one says nothing."""
+    return {name: {executable: said for executable, (said, _) in asked.items()} for name, asked in answers.items()}
+
+
 def now() -> str:
     """The time now, as the report writes it: UTC, ISO 8601, to the second."""
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
