@@ -93,10 +93,12 @@ class Settings:
 
     def arguments(self) -> list[str]:
         """The command-line options that make ``compare`` run a cell as these settings do: the
-        isolation, the server's kind, the time limits and the limits (the DSN goes by environment)."""
+        isolation, the server's kind, the time limits, the limits and the most moves (the DSN goes by
+        environment)."""
         return [
             "--isolation", self.isolation, "--backend", self.backend, "--timeout", repr(self.timeout),
             "--build-timeout", repr(self.build_seconds), "--memory", str(self.limits.memory), "--processes", str(self.limits.processes),
+            *(["--max-moves", str(self.max_moves)] if self.max_moves is not None else []),
             *(["--unsafe-superuser-sql"] if self.unsafe_superuser_sql else []),
         ]
 
