@@ -114,29 +114,26 @@ def extract(text: str, region: str | None) -> tuple[Span, ...]:
     lines = text.splitlines()
     if region is None:
         return _trimmed([Span(1, tuple(lines))]) or _nothing("the file is empty")
-    spans: list[Span] = []
+    parts: list[tuple[int, int]] = []  # each part's first line and the line after its last, numbered from 1
     opened: int | None = None
     for number, line in enumerate(lines, 1):
         marker = MARKER.fullmatch(line)
-        if marker is None:
-            if opened is not None:
-                spans[-1] = Span(spans[-1].first, (*spans[-1].lines, line))
-            continue
-        if region not in marker["names"].split():
+        if marker is None or region not in marker["names"].split():
             continue
         if marker["end"] is None:
             if opened is not None:
                 raise ValueError(f"line {number} opens region {region!r} again, which line {opened} opened and nothing closed since")
             opened = number
-            spans.append(Span(number + 1, ()))
         else:
             if opened is None:
                 raise ValueError(f"line {number} closes region {region!r}, which no line before it opens")
+            parts.append((opened + 1, number))
             opened = None
     if opened is not None:
         raise ValueError(f"line {opened} opens region {region!r}, which no line after it closes")
-    if not spans:
+    if not parts:
         raise ValueError(f"no region {region!r} in the file: mark it with a comment line 'region {region}' before it and 'endregion {region}' after it")
+    spans = [Span(first, tuple(line for line in lines[first - 1:after - 1] if not MARKER.fullmatch(line))) for first, after in parts]
     return _trimmed(spans) or _nothing(f"region {region!r} holds no code")
 
 

@@ -122,3 +122,12 @@ def test_a_link_or_a_large_file_is_not_read(tmp_path):
     assert found.manifest_error is not None and "larger than 1024 KiB" in found.manifest_error
 
 
+
+
+def test_a_region_as_large_as_a_file_may_be_is_cut_out_in_one_pass():
+    """Every command reads each port's code when it finds the ports: a region of a file at the most
+    the harness reads is cut out whole, each line once (it took a minute and a half when each line
+    copied the region read so far)."""
+    body = "x\n" * ((MAX_SOURCE_BYTES - 64) // 2)
+    [span] = extract(f"# region a\n{body}# endregion a\n", "a")
+    assert span.first == 2 and len(span.lines) == body.count("\n")
