@@ -26,12 +26,12 @@ from pygments.util import ClassNotFound
 
 from harness.evaluate import evaluate, evaluate_all
 from harness.gate import Gate
-from harness.model import METHODS, Cell, Move, Outcome, cell_id, span, visible
+from harness.model import METHODS, Cell, Move, Outcome, span, visible
 from harness.port import Port
 from harness.regions import Code
 from harness.report import Report, now, port_info, versions_said
 from harness.report.about import commit, machine
-from harness.report.html import MARK, data, page, policy, text, web
+from harness.report.html import MARK, address, data, page, policy, text, web
 from harness.report.summary import offered
 from harness.settings import Settings
 
@@ -180,10 +180,9 @@ def _entry(method: str, name: str, port: Port | None, report: Report, kept: Samp
         facts.append(("follows", "<br>".join(text(source.cite()) for source in followed)))
     links = []
     if largest is not None:
-        address = cell_id(name, method, largest.n)
-        links.append(f'<a href="{REPORT_PAGE}#{text(_quoted(address))}">its cells on the report page</a>')
+        links.append(f'<a href="{REPORT_PAGE}{text(address(largest))}">its cells on the report page</a>')
         shown = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
-        links.append(f'<a href="#{text(_quoted(cell_id(name, method, shown.n)))}@0" data-replay>replay n = {shown.n} here</a>')
+        links.append(f'<a href="{text(address(shown, 0))}" data-replay>replay n = {shown.n} here</a>')
     return "\n".join([
         f'<article class="entry" data-port="{text(name)}" data-method="{method}" aria-label="{text(name)}, {method}">',
         f"<h3>{text(name)}</h3>",
@@ -208,13 +207,6 @@ def _verdict(cells: list[Cell]) -> tuple[str, str]:
     if len(said) == 1:
         return f"{MARK[worst]} {said[0]}{cells_said}", worst.value
     return f"{MARK[worst]} {worst.value}: " + "; ".join(said) + cells_said, worst.value
-
-
-def _quoted(address: str) -> str:
-    """A cell's address as the page's script reads it from the location."""
-    import urllib.parse
-
-    return urllib.parse.quote(address, safe="/")
 
 
 def _lexer(port: Port, code: Code) -> Lexer:

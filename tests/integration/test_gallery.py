@@ -225,6 +225,17 @@ def test_what_ports_write_reaches_the_gallery_as_text_never_markup(tmp_path):
     assert html.count("</script>") == 3  # the data's, and the two scripts of the site's own
 
 
+def test_a_port_whose_name_is_not_utf8_gets_its_card_and_its_links(tmp_path):
+    """A folder's name may hold any bytes (git carries them): its cells' addresses are written as the
+    report page writes them, never a UnicodeEncodeError that ends the gallery."""
+    root = tmp_path / "ports"
+    root.mkdir()
+    (root / os.fsdecode(b"b\xffad")).symlink_to(ROOT / "bash")
+    done = harness("--root", str(root), "gallery", "--out", str(tmp_path / "site"), "-n", "1", "--no-samples")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert 'href="report.html#b%5Cxffad/binary/1"' in (tmp_path / "site" / "index.html").read_text()
+
+
 def test_a_port_started_with_new_language_appears_once_its_manifest_names_its_code(tmp_path):
     root = suite(tmp_path, real=("python",))
     assert harness("--root", str(root), "new-language", "awk", "--interpreter", "awk -f").returncode == 0
