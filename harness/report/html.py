@@ -31,7 +31,7 @@ def page(report: Report) -> str:
     shown = summarise(report)
     parts = {
         "csp": policy([script], [style]),
-        "title": _text(shown.title),
+        "title": text(shown.title),
         "style": style,
         "script": script,
         "viewer": web("viewer.html"),
@@ -41,7 +41,7 @@ def page(report: Report) -> str:
         "problems": _problems(shown),
         "sources": _sources(report),
     }
-    template = (WEB / "page.html").read_text(encoding="utf-8")
+    template = web("page.html")
     return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
 
 
@@ -64,20 +64,15 @@ def policy(scripts: list[str], styles: list[str]) -> str:
     return f"default-src 'none'; script-src {run}; style-src {look}; base-uri 'none'; form-action 'none'"
 
 
-def _digest(text: str) -> str:
+def _digest(source: str) -> str:
     """The CSP source that allows exactly this inline script or style."""
-    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    return "sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()
 
 
 def text(said: str) -> str:
-    """Text, from ports or not, as HTML text or an attribute's value (the gallery's too)."""
-    return _text(said)
-
-
-def _text(text: str) -> str:
-    """Text, from ports or not, as HTML text or an attribute's value; a name as the JSON report holds
-    it (model.utf8_safe), so that the page's script finds each cell by its id."""
-    return escape(utf8_safe(text), quote=True)
+    """Text, from ports or not, as HTML text or an attribute's value (the gallery's too); a name as the
+    JSON report holds it (model.utf8_safe), so that the page's script finds each cell by its id."""
+    return escape(utf8_safe(said), quote=True)
 
 
 def address(cell: Cell, move: int | None = None) -> str:
@@ -102,11 +97,11 @@ def _header(report: Report, shown: View) -> str:
     verdict = f"{'✓' if shown.passed else '✗'} {shown.verdict}"
     return "\n".join([
         "<header>",
-        f"<h1>{_text(shown.title)}</h1>",
-        f'<p class="verdict {"pass" if shown.passed else "fail"}">{_text(verdict)}</p>',
-        *(f"<p class=\"fail\">{_text(headline)}</p>" for headline, _ in shown.disagreements),
+        f"<h1>{text(shown.title)}</h1>",
+        f'<p class="verdict {"pass" if shown.passed else "fail"}">{text(verdict)}</p>',
+        *(f"<p class=\"fail\">{text(headline)}</p>" for headline, _ in shown.disagreements),
         '<dl class="run">',
-        *(f"<dt>{_text(term)}</dt><dd>{_text(text)}</dd>" for term, text in facts),
+        *(f"<dt>{text(term)}</dt><dd>{text(said)}</dd>" for term, said in facts),
         "</dl>",
         "</header>",
     ])
@@ -131,10 +126,10 @@ def _matrix(report: Report) -> str:
         for index, method in enumerate(report.methods):
             head = ""
             if index == 0:
-                head = (f'<th scope="rowgroup" rowspan="{len(report.methods)}">{_text(port.name)}'
-                        + (f'<span class="versions">{_text(versions)}</span>' if versions else "") + "</th>")
+                head = (f'<th scope="rowgroup" rowspan="{len(report.methods)}">{text(port.name)}'
+                        + (f'<span class="versions">{text(versions)}</span>' if versions else "") + "</th>")
             row = "".join(_cell(by_key.get((port.name, method, n))) for n in ns)
-            rows.append(f'<tr>{head}<th scope="row">{_text(method)}</th>{row}</tr>')
+            rows.append(f'<tr>{head}<th scope="row">{text(method)}</th>{row}</tr>')
         rows.append("</tbody>")
     rows += ["</table></div>", "</section>"]
     return "\n".join(rows)
@@ -146,8 +141,8 @@ def _sources(report: Report) -> str:
         return ""
     parts = ['<section id="sources" aria-labelledby="sources-title">', '<h2 id="sources-title">What the ports follow</h2>', "<dl>"]
     for port in report.ports:
-        cited = [f"<li>{_text(source.cite())}; for {_text(', '.join(source.methods))}</li>" for source in port.sources]
-        parts.append(f"<dt>{_text(port.name)}</dt><dd>" + (f"<ul>{''.join(cited)}</ul>" if cited else "no source named") + "</dd>")
+        cited = [f"<li>{text(source.cite())}; for {text(', '.join(source.methods))}</li>" for source in port.sources]
+        parts.append(f"<dt>{text(port.name)}</dt><dd>" + (f"<ul>{''.join(cited)}</ul>" if cited else "no source named") + "</dd>")
     parts += ["</dl>", "</section>"]
     return "\n".join(parts)
 
@@ -156,11 +151,11 @@ def _cell(cell: Cell | None) -> str:
     if cell is None:
         return "<td></td>"
     if not offered(cell):
-        return f'<td><a href="{_text(address(cell))}" data-cell="{_text(cell.id)}" title="{_text(cell.detail)}">— not offered</a></td>'
+        return f'<td><a href="{text(address(cell))}" data-cell="{text(cell.id)}" title="{text(cell.detail)}">— not offered</a></td>'
     outcome = cell.outcome.value
-    reason = f'<span class="reason">{_text(cell.reason.value)}</span>' if cell.reason else ""
+    reason = f'<span class="reason">{text(cell.reason.value)}</span>' if cell.reason else ""
     return (
-        f'<td class="{outcome}"><a href="{_text(address(cell))}" data-cell="{_text(cell.id)}" title="{_text(one_line(cell.detail))}">'
+        f'<td class="{outcome}"><a href="{text(address(cell))}" data-cell="{text(cell.id)}" title="{text(one_line(cell.detail))}">'
         f"{MARK[cell.outcome]} {outcome}</a>{reason}<span class=\"time\">{cell.seconds:.3f} s</span></td>"
     )
 
@@ -169,10 +164,10 @@ def _rerun(rerun: Rerun | None, name: str) -> str:
     """A fault's rerun line with a button that copies it, and the port's program and build commands, as text."""
     if rerun is None:
         return ""
-    ran = "".join(f"<dt>{label}</dt><dd><code>{_text(text)}</code></dd>" for label, text in rerun.parts()[1:])
+    ran = "".join(f"<dt>{label}</dt><dd><code>{text(said)}</code></dd>" for label, said in rerun.parts()[1:])
     return (
         f'<div class="rerun"><p>To run it again: <button type="button" class="copy" data-copies="{name}">copy</button> '
-        f'<span class="copied" role="status"></span></p><pre><code id="{name}">{_text(rerun.command)}</code></pre>'
+        f'<span class="copied" role="status"></span></p><pre><code id="{name}">{text(rerun.command)}</code></pre>'
         + (f"<dl>{ran}</dl>" if ran else "") + "</div>"
     )
 
@@ -183,10 +178,10 @@ def _problems(shown: View) -> str:
         return ""
     parts = ['<section id="problems" aria-labelledby="problems-title">', '<h2 id="problems-title">Problems</h2>']
     for number, (port, faults) in enumerate(by_port(shown.faults)):
-        parts.append(f"<h3>{_text(port)}</h3><ul>")
+        parts.append(f"<h3>{text(port)}</h3><ul>")
         parts += [
-            f'<li><span class="{fault.outcome.value}">{MARK[fault.outcome]} {_text(fault.kind)}</span> '
-            f"{_text(fault.where)}: <code>{_text(one_line(fault.detail))}</code>{_rerun(fault.rerun, f'rerun-{number}-{index}')}</li>"
+            f'<li><span class="{fault.outcome.value}">{MARK[fault.outcome]} {text(fault.kind)}</span> '
+            f"{text(fault.where)}: <code>{text(one_line(fault.detail))}</code>{_rerun(fault.rerun, f'rerun-{number}-{index}')}</li>"
             for index, fault in enumerate(faults)
         ]
         parts.append("</ul>")
@@ -195,6 +190,6 @@ def _problems(shown: View) -> str:
         for difference in shown.differences:
             lines = ["--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines]
             classes = {"-": "diff-del", "+": "diff-add", "@": "diff-hunk"}
-            parts.append("<pre>" + "".join(f'<span class="{classes.get(line[:1], "")}">{_text(line)}\n</span>' for line in lines) + "</pre>")
+            parts.append("<pre>" + "".join(f'<span class="{classes.get(line[:1], "")}">{text(line)}\n</span>' for line in lines) + "</pre>")
     parts.append("</section>")
     return "\n".join(parts)
