@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from harness.environment import VARIABLE_NAME, secret_name
+from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
@@ -34,7 +34,7 @@ PORT_KEYS = ("summary", "methods", "source", "code", "method", *PROGRAM_KEYS)
 CODE_KEYS = tuple(METHODS)
 """[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
-REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew")
+REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew", "reads")
 QUERY_KEYS = ("load", "query")
 EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 """A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
@@ -44,9 +44,11 @@ PACKAGE_NAMES = {
 }
 """The names each package manager takes (Debian's policy; Homebrew's formulae, in a tap or not): a
 manifest's text reaches an installer only as such a name, never as an option or a command line."""
-SOURCE_KEYS = ("title", "author", "published", "terms", "methods")
+SOURCE_KEYS = ("title", "author", "published", "terms", "methods", "url")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
+SOURCE_URL = re.compile(r"https?://[^\s\"'<>\\`]{1,2000}")
+"""Where a document is found: a web address, nothing a page or a shell could read otherwise."""
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
 DIGIT_GROUPS = ("disk",)
@@ -213,7 +215,10 @@ def _sources(entries: object, methods: tuple[str, ...]) -> tuple[Source, ...]:
         followed = _strings(entry, "methods")
         if strays := [method for method in followed if method not in methods]:
             raise ManifestError(f"[[source]] 'methods' names {strays[0]!r}, which the port does not list in 'methods'", "source")
-        sources.append(Source(**texts, methods=followed or methods))
+        url = entry.get("url", "")
+        if not isinstance(url, str) or url and not SOURCE_URL.fullmatch(url):
+            raise ManifestError("[[source]] 'url' is the document's address, http:// or https:// with no space or quote", "source")
+        sources.append(Source(**texts, methods=followed or methods, url=url))
     return tuple(sources)
 
 
@@ -375,7 +380,11 @@ def _requirement(entry: object) -> Requirement:
         refused = next((name for name in texts[key].split() if not grammar.fullmatch(name)), None)
         if refused is not None:
             raise ManifestError(f"[[requires]] '{key}' names packages, separated by spaces; {refused[:60]!r} is not a {key} package's name")
-    return Requirement(entry["executable"], _strings(entry, "version"), **texts)
+    reads = _strings(entry, "reads")
+    for path in reads:
+        if why := refused_read(path):
+            raise ManifestError(f"[[requires]] 'reads': {why}", "reads", value=path)
+    return Requirement(entry["executable"], _strings(entry, "version"), **texts, reads=reads)
 
 
 def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str]:

@@ -1,4 +1,5 @@
-"""What of the harness's environment a port may see, and what of it must never show.
+"""What of the harness's environment a port may see, and what of it must never show; and which of
+the machine's paths a manifest may ask the sandbox to show a port beyond what it shows every port.
 
 A port is code someone else sent in. In the sandbox and in a container it sees an allowlist of
 the harness's variables (the locale, the terminal's name, and what its manifest's ``env`` names)
@@ -12,6 +13,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TERM", "TZ")
 """Variables every port sees as the harness does, with every ``LC_*`` one."""
@@ -69,3 +71,30 @@ class Secrets:
                 text = text.replace(value, MASK)
         return text
 
+
+
+NEVER_SHOWN = tuple(
+    PurePosixPath(path)
+    for path in (
+        "/root", "/home", "/srv", "/mnt", "/media", "/opt", "/tmp", "/var/tmp", "/run", "/var/run", "/proc", "/sys", "/dev", "/boot",
+        "/lost+found", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/sudoers", "/etc/sudoers.d",
+        "/etc/ssl/private", "/etc/docker", "/var/lib/docker", "/var/lib/containerd", "/var/lib/postgresql", "/var/lib/sudo",
+        "/var/log", "/var/mail", "/var/spool", "/var/backups", "/var/cache",
+    )
+)
+"""Where secrets and other people's files live: a manifest's ``reads`` may name nothing in one of
+these, nor a folder that holds one (``/etc``, ``/var``, ``/``)."""
+READ_PATH = re.compile(r"(?:/[A-Za-z0-9_+][A-Za-z0-9_.+-]{0,99}){2,16}")
+"""A path a manifest may ask to read: absolute, two folders deep at least, plain names (no ``..``,
+no option, no space), as bubblewrap takes it as one argument."""
+
+
+def refused_read(path: str) -> str | None:
+    """Why a port may not be shown ``path`` (from a manifest's ``reads``), if it may not."""
+    if not READ_PATH.fullmatch(path) or ".." in path.split("/"):
+        return f"{path[:80]!r} is not an absolute path of plain names, two folders deep at least (/etc/java-17-openjdk)"
+    asked = PurePosixPath(path)
+    hidden = next((never for never in NEVER_SHOWN if asked.is_relative_to(never) or never.is_relative_to(asked)), None)
+    if hidden is not None:
+        return f"{path} would show {hidden}, which no port may read (home folders, keys, secrets, other services' data)"
+    return None

@@ -31,7 +31,7 @@ from harness.port import Port
 from harness.regions import Code
 from harness.report import Report, now, port_info, versions_said
 from harness.report.about import commit, machine
-from harness.report.html import MARK, address, data, page, policy, text, web
+from harness.report.html import MARK, address, cited, data, page, policy, text, web
 from harness.report.summary import offered
 from harness.settings import Settings
 
@@ -177,7 +177,7 @@ def _entry(method: str, name: str, port: Port | None, report: Report, kept: Samp
         facts.append(("code", f"{code.lines} lines: {text(str(code.path))}, line{'s' * (code.lines > 1)} {text(where)}"))
     followed = [source for source in (port.sources if port else ()) if method in source.methods]
     if followed:
-        facts.append(("follows", "<br>".join(text(source.cite()) for source in followed)))
+        facts.append(("follows", "<br>".join(cited(source) for source in followed)))
     links = []
     if largest is not None:
         links.append(f'<a href="{REPORT_PAGE}{text(address(largest))}">its cells on the report page</a>')

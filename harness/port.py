@@ -35,6 +35,9 @@ class Requirement:
     install: str = ""
     debian: str = ""
     homebrew: str = ""
+    reads: tuple[str, ...] = ()
+    """What of the machine it needs to read beyond what the sandbox shows every port (``/usr``, a
+    curated ``/etc``): its own files where they live elsewhere, each checked by environment.refused_read."""
 
     @property
     def found(self) -> bool:
@@ -59,10 +62,17 @@ class Source:
     published: str
     terms: str
     methods: tuple[str, ...]
+    url: str = ""
+    """Where a reader finds it (http or https), if it can be found."""
+
+    @property
+    def reference(self) -> str:
+        """The document in one line, as people read a reference, without its address."""
+        return f'"{self.title}", by {self.author}; published: {self.published}; terms: {self.terms}'
 
     def cite(self) -> str:
-        """The document in one line, as people read a reference."""
-        return f'"{self.title}", by {self.author}; published: {self.published}; terms: {self.terms}'
+        """The document in one line, and where it is found."""
+        return self.reference + (f"; {self.url}" if self.url else "")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 
 from harness.model import Cell, Outcome, Rerun, utf8_safe
+from harness.port import Source
 from harness.report import Report
 from harness.report.json import json_text, to_json
 from harness.report.summary import View, by_port, offered, one_line, summarise
@@ -73,6 +74,12 @@ def text(said: str) -> str:
     """Text, from ports or not, as HTML text or an attribute's value (the gallery's too); a name as the
     JSON report holds it (model.utf8_safe), so that the page's script finds each cell by its id."""
     return escape(utf8_safe(said), quote=True)
+
+
+def cited(source: Source) -> str:
+    """A document as HTML: its citation, and a link to it where the manifest gives its address."""
+    link = f' <a href="{text(source.url)}" rel="noreferrer">{text(source.url)}</a>' if source.url else ""
+    return text(source.reference) + link
 
 
 def address(cell: Cell, move: int | None = None) -> str:
@@ -141,7 +148,7 @@ def _sources(report: Report) -> str:
         return ""
     parts = ['<section id="sources" aria-labelledby="sources-title">', '<h2 id="sources-title">What the ports follow</h2>', "<dl>"]
     for port in report.ports:
-        cited = [f"<li>{text(source.cite())}; for {text(', '.join(source.methods))}</li>" for source in port.sources]
+        cited = [f"<li>{cited(source)}; for {text(', '.join(source.methods))}</li>" for source in port.sources]
         parts.append(f"<dt>{text(port.name)}</dt><dd>" + (f"<ul>{''.join(cited)}</ul>" if cited else "no source named") + "</dd>")
     parts += ["</dl>", "</section>"]
     return "\n".join(parts)

@@ -52,7 +52,10 @@ def to_json(report: Report) -> dict[str, Any]:
             port.name: {
                 "summary": port.summary, "methods": list(port.methods), "versions": port.versions, "problem": port.manifest_error,
                 "sources": [
-                    {"title": source.title, "author": source.author, "published": source.published, "terms": source.terms, "methods": list(source.methods)}
+                    {
+                        "title": source.title, "author": source.author, "published": source.published, "terms": source.terms,
+                        "methods": list(source.methods), **({"url": source.url} if source.url else {}),
+                    }
                     for source in port.sources
                 ],
             }
@@ -169,7 +172,10 @@ def from_json(data: Any, source: str) -> Report:
 def _sources_from_json(entry: dict[str, Any]) -> tuple[Source, ...]:
     """A port's sources; none in a report written before ports named theirs."""
     return tuple(
-        Source(str(source["title"]), str(source["author"]), str(source["published"]), str(source["terms"]), tuple(map(str, source["methods"])))
+        Source(
+            str(source["title"]), str(source["author"]), str(source["published"]), str(source["terms"]), tuple(map(str, source["methods"])),
+            str(source.get("url", "")),
+        )
         for source in entry.get("sources", [])
     )
 

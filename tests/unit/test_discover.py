@@ -276,6 +276,32 @@ def test_a_source_names_its_document_and_the_methods_that_follow_it_all_by_defau
     assert port_from(tmp_path, GOOD).sources == ()
 
 
+def test_a_source_may_say_where_it_is_found(tmp_path):
+    text = GOOD.replace("[output]", SOURCES, 1).replace('terms = "unknown"\nmethods', 'terms = "unknown"\nurl = "https://example.org/hanoi"\nmethods', 1)
+    first, second = port_from(tmp_path, text).sources
+    assert (first.url, second.url) == ("https://example.org/hanoi", "")
+    assert first.cite() == '"The towers of Hanoi", by Eric Martin; published: course notes; terms: unknown; https://example.org/hanoi'
+
+
+@pytest.mark.parametrize("path", ["/etc/java-17-openjdk", "/var/lib/ghc", "/usr/local/lib/foo", "/etc/mono/config"])
+def test_a_requirement_may_name_what_it_reads_outside_the_system(tmp_path, path):
+    port = port_from(tmp_path, GOOD.replace("[output]", f"[[requires]]\nexecutable = 'cc'\nreads = ['{path}']\n[output]", 1))
+    assert port.manifest_error is None, port.manifest_error
+    assert port.requires[0].reads == (path,)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/root/.ssh", "/home/user", "/etc/shadow", "/etc/ssh/ssh_host_rsa_key", "/etc", "/", "/var", "/etc/sudoers.d/x", "/srv/repo",
+        "/usr/../root/.ssh", "relative/path", "/usr/lib/--bind", "/tmp/x", "/var/lib/docker/volumes", "/etc/ssl/private/key.pem", "/usr/lib x",
+    ],
+)
+def test_a_requirement_may_not_read_a_home_a_key_or_a_secret(tmp_path, path):
+    port = port_from(tmp_path, GOOD.replace("[output]", f"[[requires]]\nexecutable = 'cc'\nreads = ['{path}']\n[output]", 1))
+    assert port.manifest_error is not None and "[[requires]] 'reads'" in port.manifest_error, (path, port.manifest_error)
+
+
 @pytest.mark.parametrize(
     "change, problem",
     [
@@ -284,6 +310,9 @@ def test_a_source_names_its_document_and_the_methods_that_follow_it_all_by_defau
         (('author = "unknown"', "author = 1"), "[[source]] 'author' must say, in words"),
         (('published = "course notes"', 'published = "course notes"\nlicence = "CC BY"'), "[[source]] unknown key 'licence'; the keys here are title, author"),
         (('methods = ["recursive"]', 'methods = ["iterative"]'), "[[source]] 'methods' names 'iterative', which the port does not list"),
+        (('terms = "unknown"\nmethods', 'url = "javascript:alert(1)"\nterms = "unknown"\nmethods'), "[[source]] 'url' is the document's address"),
+        (('terms = "unknown"\nmethods', 'url = "https://a.example/x y"\nterms = "unknown"\nmethods'), "[[source]] 'url' is the document's address"),
+        (('terms = "unknown"\nmethods', 'url = "https://a.example/\\"><script>"\nterms = "unknown"\nmethods'), "[[source]] 'url' is the document's address"),
     ],
 )
 def test_a_source_that_leaves_a_fact_out_says_which(tmp_path, change, problem):
