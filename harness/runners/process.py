@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -318,13 +318,14 @@ class Processes:
 class PortProcess(Runner):
     """One running port, tracked as its whole process tree."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913
         self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
-        env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False,
+        env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False, pass_fds: Sequence[int] = (),
     ) -> None:
         """``env``: the program's environment, where it is held (the sandbox); by default the harness's
         own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
-        a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`)."""
+        a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`).
+        ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from)."""
         self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
         self._processes = processes or Processes()
         with self._processes.lock:
@@ -339,6 +340,7 @@ class PortProcess(Runner):
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     start_new_session=True,
+                    pass_fds=pass_fds,
                     env={**(os.environ if env is None else env), CELL_MARKER: self._marker},
                 )
             except BaseException as error:

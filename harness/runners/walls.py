@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import pwd
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,4 +130,6 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
     capability left and none to gain; the very same list otherwise."""
     if user is None or os.geteuid() != 0:
         return argv
-    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", *argv]
+    entry = pwd.getpwnam(user)
+    drop = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
+    return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]

@@ -1,25 +1,43 @@
-"""``--isolation sandbox``: bubblewrap, with no network, the whole file system read-only, the
-port's folder and its build read-only where they are, a private writable /tmp, empty /run and
-/var/run (no host's socket: the Docker engine's, D-Bus), a process namespace of its own, and death
-with the harness. The program uses this machine's interpreters and sees an allowlisted environment.
-A job that writes (a build, the PostgreSQL server) sees its own folder writable, and nothing else.
+"""``--isolation sandbox``: bubblewrap, with no network, and a file system built from an allowlist:
+the system's programs and libraries (``/usr`` and its links), the parts of ``/etc`` that programs
+need to start (SYSTEM_ETC; an ``/etc/passwd`` and ``/etc/group`` of the sandbox's own), the port's
+folder and its build read-only where they are, what its manifest's ``[[requires]]`` name in
+``reads``, and a private writable /tmp; nothing of the homes, the keys, the checkout's ``.git``,
+other ports or the harness. As root, the program runs as ``nobody``, with no capability, so that a
+file that no other user may read stays unread even among what is shown; otherwise, as the user
+who runs the harness, in a user namespace of its own. A process namespace of its own, and death
+with the harness. A job that writes (a build, the PostgreSQL server) sees its own folder writable,
+and nothing else.
 """
 
 from __future__ import annotations
 
 import functools
+import grp
 import os
+import pwd
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from harness.environment import port_environment
+from harness.environment import port_environment, refused_read
+from harness.port import Requirement
 from harness.runners.process import PortProcess
 from harness.runners.walls import Job, Walls, run_as
 
-RUNTIME_FOLDERS = (Path("/run"), Path("/var/run"))
-"""Where a machine keeps its services' sockets; empty in the sandbox (/var/run is often a link to /run)."""
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""
+SYSTEM_ETC = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "host.conf", "hosts", "gai.conf", "protocols", "services",
+    "localtime", "timezone", "locale.alias", "locale.conf", "default/locale", "alternatives", "ssl/certs", "ssl/openssl.cnf",
+    "ca-certificates", "mime.types", "os-release", "debian_version", "magic",
+)
+"""What of /etc programs need to start: the loader, names, the locale, the time zone, Debian's
+alternatives, certificates. No shadow, no ssh, no sudoers, nothing a service keeps its secrets in."""
+SANDBOX_USER = "nobody"
+"""Whom root's sandbox runs a port as: a user with no file of its own."""
 BWRAP = "bwrap"
 BWRAP_INSTALL = "Debian: apt-get install bubblewrap"
 SHARED_USERS = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try")
@@ -41,16 +59,22 @@ class SandboxWalls(Walls):
         return sandbox_problem()
 
     def start(self, job: Job) -> PortProcess:
-        """The job's program in a sandbox of its own, as the job's ``user`` where one is given: then
-        the harness, as root, makes the sandbox, and the program in it becomes that user, with no
-        capability left, before it starts."""
-        dropped = run_as(job.user, job.argv)
-        argv = sandboxed(
-            dropped, job.folder, readable=[job.port.folder, *job.reads], writable=job.writes, own_users=dropped is job.argv, size=self.limits.memory,
-        )
+        """The job's program in a sandbox of its own, as the job's ``user`` where one is given (the
+        server), as SANDBOX_USER where the harness is root, else as the harness's user: root makes
+        the sandbox, and the program in it becomes that user, with no capability left, before it starts."""
+        user = job.user or (SANDBOX_USER if os.geteuid() == 0 else None)
+        if job.user is None and user is not None:
+            for folder in job.writes:
+                _hand_over(folder, user)
+        dropped = run_as(user, job.argv)
+        readable = [job.port.folder, *job.reads, *shown_reads(job.port.requires)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
-        return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes)
+        with accounts(user) as (files, descriptors):
+            argv = sandboxed(
+                dropped, job.folder, readable=readable, writable=job.writes, own_users=dropped is job.argv, size=self.limits.memory, files=files,
+            )
+            return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes, pass_fds=descriptors)
 
 
 WALLS = SandboxWalls
@@ -60,13 +84,17 @@ WALLS = SandboxWalls
 def sandbox_problem() -> str | None:
     """Why the sandbox cannot run here, if it cannot: bubblewrap is missing, or cannot make the
     namespaces it needs (as a user who is not root where the kernel or AppArmor forbids them), which
-    only trying shows."""
+    only trying shows, as a port would run: as SANDBOX_USER where the harness is root."""
     if shutil.which(BWRAP) is None:
         return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
+    user = SANDBOX_USER if os.geteuid() == 0 else None
     try:
-        tried = subprocess.run(
-            sandboxed(["true"], Path("/"), readable=[]), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
-        )
+        with accounts(user) as (files, descriptors):
+            argv = run_as(user, ["true"])
+            tried = subprocess.run(
+                sandboxed(argv, Path("/"), readable=[], own_users=user is None, files=files), stdin=subprocess.DEVNULL, capture_output=True,
+                text=True, timeout=30, pass_fds=descriptors,
+            )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{BWRAP} could not be run: {error}"
     if tried.returncode == 0:
@@ -75,31 +103,110 @@ def sandbox_problem() -> str | None:
     return f"{BWRAP} cannot make a sandbox here ({said}); {USER_NAMESPACES}"
 
 
+def sandbox_user() -> str:
+    """Who a port runs as in the sandbox, for harness doctor."""
+    if os.geteuid() == 0:
+        return f"{SANDBOX_USER} (root makes the sandbox; the port keeps no capability and reads no file that only root may)"
+    return f"{pwd.getpwuid(os.getuid()).pw_name} (the harness's user), in a user namespace of its own"
+
+
+def shown_reads(requires: Sequence[Requirement]) -> list[Path]:
+    """What the port's requirements name in ``reads``, where each is and may be shown: a link is
+    followed, and where it leads is held to the same rule as the manifest's path."""
+    shown = []
+    for requirement in requires:
+        for path in requirement.reads:
+            real = Path(path).resolve()
+            if real.exists() and refused_read(str(real)) is None:
+                shown.append(real)
+    return shown
+
+
+@contextmanager
+def accounts(user: str | None) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """The sandbox's own /etc/passwd and /etc/group, each read by bubblewrap from a pipe: root,
+    nobody, and whoever runs inside; nobody else of this machine. Yields bubblewrap's arguments
+    and the descriptors the program that starts it must pass on; they are closed after."""
+    entries = {0: pwd.getpwuid(0)}
+    for known in (SANDBOX_USER, user):
+        try:
+            entry = pwd.getpwnam(known) if known else pwd.getpwuid(os.getuid())
+        except KeyError:
+            continue
+        entries[entry.pw_uid] = entry
+    passwd = "".join(f"{e.pw_name}:x:{e.pw_uid}:{e.pw_gid}::/tmp:/usr/sbin/nologin\n" for e in entries.values())
+    groups = {e.pw_gid: _group_name(e.pw_gid, e.pw_name) for e in entries.values()}
+    group = "".join(f"{name}:x:{gid}:\n" for gid, name in groups.items())
+    descriptors: list[int] = []
+    try:
+        files = []
+        for text, where in ((passwd, "/etc/passwd"), (group, "/etc/group")):
+            read, write = os.pipe()
+            descriptors.append(read)
+            os.write(write, text.encode())  # a few lines: the pipe holds them
+            os.close(write)
+            files += ["--perms", "0644", "--ro-bind-data", str(read), where]
+        yield files, tuple(descriptors)
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+
+def _group_name(gid: int, fallback: str) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return fallback
+
+
+def _hand_over(folder: Path, user: str) -> None:
+    """Make a job's own folder (a build's) the sandbox user's, so that it may write there and nowhere else."""
+    entry = pwd.getpwnam(user)
+    for path in (folder, *folder.rglob("*")):
+        os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+
+
+def system_view() -> list[str]:
+    """The system's programs, libraries and the allowlisted /etc, as bubblewrap's arguments."""
+    view: list[str] = []
+    for top in map(Path, SYSTEM):
+        if top.is_symlink():
+            view += ["--symlink", str(top.readlink()), str(top)]
+        elif top.is_dir():
+            view += ["--ro-bind", str(top), str(top)]
+    etc = Path("/etc")
+    for folder in dict.fromkeys([etc, *(etc / name for name in SYSTEM_ETC if "/" in name)]):
+        view += ["--perms", "0755", "--dir", str(folder if folder == etc else folder.parent)]
+    for name in SYSTEM_ETC:
+        view += ["--ro-bind-try", str(etc / name), str(etc / name)]
+    return view
+
+
 def sandboxed(  # noqa: PLR0913
     argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = (), own_users: bool = True, size: int | None = None,
+    files: Sequence[str] = (),
 ) -> list[str]:
-    """The command under bubblewrap, run in ``folder``: it sees the machine read-only, ``readable``
-    (the port's folder, its build) where they are and read-only too, ``writable`` (a build's own
-    folder) where it is and writable, a private /tmp (and TMPDIR) of its own, empty /run and
-    /var/run (no host's socket: the Docker engine's, D-Bus), no network, no other process. With
+    """The command under bubblewrap, run in ``folder``: it sees the system (system_view), ``readable``
+    (the port's folder, its build, its requirements' reads) where they are and read-only,
+    ``writable`` (a build's own folder) where it is and writable, a private /tmp (and TMPDIR) of its
+    own, ``files`` (accounts), no network, no other process, and nothing else of the machine. With
     ``own_users`` False, the sandbox keeps the machine's users, so that a command run in it as root
     can become another of them (setpriv), which a user namespace of its own would not map. Each
     private folder holds at most ``size`` bytes: its files are memory, which no sample of the
     program's processes counts."""
-    private = [Path("/tmp"), *(run for run in RUNTIME_FOLDERS if run.is_dir() and not run.is_symlink())]
+    private = [Path("/tmp")]
     tmpdir = os.environ.get("TMPDIR")
     if tmpdir and Path(tmpdir) != Path("/tmp"):
         private.append(Path(tmpdir))
     shown = [*readable, *writable]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     bounded = ("--size", str(size)) if size else ()
-    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, (*bounded, "--tmpfs", str(path))) for path in [*private, *sealed]]
-    # The folders between a sealed tmpfs and what is shown inside it are made open to every user, as
-    # bubblewrap would make them for its own user alone: a server run as a user of its own (root's)
-    # must pass through them. They are empty but for the way down.
-    between = dict.fromkeys(
-        folder for path in shown for top in sealed if path.is_relative_to(top) for folder in path.parents if folder.is_relative_to(top) and folder != top
-    )
+    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, (*bounded, "--perms", "1777", "--tmpfs", str(path))) for path in private]
+    tmpfs += [(path, (*bounded, "--tmpfs", str(path))) for path in sealed]
+    # The folders on the way to what is shown are made open to every user, as bubblewrap would make
+    # them for its own user alone: a program run as a user of its own (root's) must pass through them.
+    # They are empty but for the way down.
+    between = dict.fromkeys(folder for path in shown for folder in path.parents if folder != Path("/") and not _within(folder, [*SYSTEM, "/etc"]))
     folders: list[tuple[Path, tuple[str, ...]]] = [(folder, ("--perms", "0755", "--dir", str(folder))) for folder in between]
     binds: list[tuple[Path, tuple[str, ...]]] = [
         *((path, ("--ro-bind", str(path), str(path))) for path in readable),
@@ -111,11 +218,15 @@ def sandboxed(  # noqa: PLR0913
     mounts = sorted(tmpfs + folders + binds, key=lambda mount: len(mount[0].parts))
     return [
         BWRAP, "--die-with-parent", *(("--unshare-all",) if own_users else SHARED_USERS), "--new-session",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        *system_view(), *files, "--dev", "/dev", "--proc", "/proc",
         *(part for _, arguments in mounts for part in arguments),
-        *(part for path in sealed for part in ("--remount-ro", str(path))),
+        *(part for path in sealed for part in ("--remount-ro", str(path))), "--remount-ro", "/",
         "--chdir", str(folder), "--", *argv,
     ]
+
+
+def _within(path: Path, tops: Sequence[str]) -> bool:
+    return any(path.is_relative_to(top) for top in tops)
 
 
 def _sealed(path: Path, private: list[Path]) -> Path | None:
