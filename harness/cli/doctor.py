@@ -26,7 +26,7 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     Then whether --isolation sandbox can run here, and if not, why and what to do.
     Exit 0 when everything the ports need is here, 1 when something is still missing."""
     from harness.doctor import install, needs
-    from harness.runners.modes.sandbox import sandbox_problem
+    from harness.runners.modes.sandbox import sandbox_problem, sandbox_user
 
     ports = chosen(ports, settings_from(ports, given))
     found = needs(ports)
@@ -41,7 +41,8 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
         state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
     problem = tmpdir_problem() or sandbox_problem()
-    click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else 'bubblewrap works here'}  (for --isolation sandbox)"))
+    works = f"bubblewrap works here; ports run as {sandbox_user()}"
+    click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else works}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]
     if still:
         click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))
