@@ -1,33 +1,44 @@
 # The two commands a newcomer needs: `make compare` and `make test`; and `make check`, the fast tier a
 # contributor runs before every commit (ruff, mypy and the in-process tests of tests/unit, under a minute).
-# Each sets up a virtual environment in .venv first (once, and again when pyproject.toml changes);
-# make test runs make check first, then the tests of tests/integration, which run real processes.
+# `make compare` installs only what it runs: the harness (no test tool) and the tools of the headline
+# ports. `make compare-all` installs and runs every port of the catalogue, failing on one that cannot be
+# installed. Each sets up a virtual environment in .venv first (once, and again when pyproject.toml
+# changes); make test adds the test tools, runs make check, then the tests of tests/integration, which
+# run real processes, over every port.
 
 VENV ?= .venv
 N ?= 5
+HEADLINE ?= python,bash,sql,prolog,cpp
 
-.PHONY: compare test check tools isolation-tools axe gallery clean
+.PHONY: compare compare-all test check tools tools-all isolation-tools axe gallery clean
 
 compare: tools
-	$(VENV)/bin/harness compare --n $(N)
+	$(VENV)/bin/harness compare --n $(N) --lang $(HEADLINE)
+
+compare-all: tools-all
+	$(VENV)/bin/harness compare --n $(N) --strict
 
 # Every method's code in every port, side by side, verified and replayable: gallery/index.html.
-gallery: tools
+gallery: tools-all
 	$(VENV)/bin/harness gallery --n 0-$(N) --out gallery
 
-test: check tools isolation-tools axe
+test: check tools-all isolation-tools axe
 	$(VENV)/bin/pytest tests/integration
 
-check: $(VENV)/.installed
+check: $(VENV)/.tested
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest -q tests/unit
 
 # The tools the ports need beyond Python, as each port's manifest names them in [[requires]]: where
 # one is missing and this machine can install it (Debian's apt as root or through sudo, Homebrew on
-# macOS), it is installed; otherwise harness doctor says how, and that port's cells are skipped.
-# The test suite's own small programs (tests/contributed) are set up the same way.
+# macOS), it is installed; otherwise harness doctor says how, and that port's cells say it is not
+# installed here (an error under --strict). `tools` sets up the headline ports; `tools-all` every
+# port, and the test suite's own small programs (tests/contributed).
 tools: $(VENV)/.installed
+	@$(VENV)/bin/harness --root . doctor --install --lang $(HEADLINE) || true
+
+tools-all: $(VENV)/.installed
 	@$(VENV)/bin/harness --root . doctor --install || true
 	@$(VENV)/bin/harness --root tests/contributed doctor --install || true
 
@@ -62,9 +73,14 @@ axe: $(VENV)/.installed
 	@[ -f $(AXE) ] || ! command -v npm >/dev/null || npm install --silent --no-audit --no-fund --prefix $(VENV)/axe axe-core@4 || \
 	  echo "axe-core could not be installed from npm; the accessibility test is skipped"
 
+# The harness alone; the test tools only where tests run.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.tested: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e '.[test]'
 	touch $@
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import shlex
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -97,6 +98,11 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes], fast:
     return cell
 
 
+def install_command(port: Port) -> str:
+    """The one command that installs what a port needs here."""
+    return f"harness doctor --install --lang {shlex.quote(port.name)} installs it"
+
+
 def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple[Outcome, Reason, str] | None:
     """Why the cell cannot run at all, if it cannot. In a container, the port's image brings its
     own interpreters, so those missing here do not matter."""
@@ -109,7 +115,7 @@ def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple
         return Outcome.SKIPPED, Reason.OUT_OF_RANGE, refused
     missing = gate.missing(port.program(method))
     if missing:
-        detail = f"{missing.executable} not found on PATH" + (f"; {missing.advice}" if missing.advice else "")
+        detail = f"not installed here: {missing.executable} not found on PATH; {install_command(port)}" + (f" ({missing.advice})" if missing.advice else "")
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
     refused = gate.refusal(port.program(method))
     if refused:

@@ -12,6 +12,8 @@ from harness.model import Cell, Outcome, Reason, Rerun, span, visible
 from harness.report import Report
 
 NOT_OFFERED = "—"
+NOT_INSTALLED = "not installed"
+"""A method whose cells were all skipped because a tool the port needs is not on this machine."""
 SHOWN_DIFFS = 5
 """The most distinct differences from the reference a report quotes in full."""
 SHOWN_IN_SUMMARY = 10
@@ -96,7 +98,9 @@ def _column(cells: list[Cell], single_n: bool) -> list[tuple[Outcome | None, str
         if not group:
             continue
         moves = sum(cell.moves for cell in group)
-        if single_n:
+        if outcome is Outcome.SKIPPED and all(cell.reason is Reason.MISSING_INTERPRETER for cell in group):
+            text = NOT_INSTALLED
+        elif single_n:
             text = f"{outcome.value} · {moves:,} moves" if outcome is not Outcome.SKIPPED else outcome.value
         elif outcome is Outcome.PASS:
             text = f"pass ×{len(group)} · {moves:,} moves"

@@ -103,7 +103,10 @@ def test_missing_interpreter_is_skipped_with_how_to_install(run):
     done, report, cells = run
     cell = cells[("missing-interpreter", "binary", 2)]
     assert cell["outcome"] == "skipped"
-    assert cell["detail"] == "hanoi-interpreter-nobody-has not found on PATH; apt-get install hanoi-interpreter"
+    assert cell["detail"] == (
+        "not installed here: hanoi-interpreter-nobody-has not found on PATH; harness doctor --install --lang missing-interpreter installs it"
+        " (apt-get install hanoi-interpreter)"
+    )
     assert report["ports"]["missing-interpreter"]["versions"] == {"hanoi-interpreter-nobody-has": None}
 
 
