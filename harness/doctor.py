@@ -40,20 +40,33 @@ def needs(ports: Iterable[Port]) -> list[Need]:
 def install(missing: list[Requirement]) -> list[list[str]]:
     """The commands that install ``missing`` here, run one after another; the commands run. The
     packages are names the manifest's parser has checked against each installer's grammar, and they
-    come after ``--``: a manifest's text is never an option to the installer."""
+    come after ``--``: a manifest's text is never an option to the installer. Where the installer
+    refuses them together (one package it does not have), each is tried alone, so that one port's
+    missing tool costs the other ports nothing; those still missing are named."""
     if shutil.which("apt-get") and (os.geteuid() == 0 or shutil.which("sudo")):
         packages = sorted({package for requirement in missing for package in requirement.debian.split()})
         sudo = [] if os.geteuid() == 0 else ["sudo"]
-        commands = [[*sudo, "apt-get", "update", "-qq"], [*sudo, "apt-get", "install", "-y", "-qq", "--", *packages]]
+        prepare, installer = [[*sudo, "apt-get", "update", "-qq"]], [*sudo, "apt-get", "install", "-y", "-qq", "--"]
         environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     elif shutil.which("brew"):
         packages = sorted({package for requirement in missing for package in requirement.homebrew.split()})
-        commands, environment = [["brew", "install", "--", *packages]], dict(os.environ)
+        prepare, installer, environment = [], ["brew", "install", "--"], dict(os.environ)
     else:
         raise DoctorError("neither apt-get (as root or with sudo) nor brew is here to install them")
     if not packages:
         raise DoctorError("their manifests name no package for this machine's installer")
-    for command in commands:
-        if subprocess.run(command, env=environment, stdin=subprocess.DEVNULL).returncode:
+    ran = []
+
+    def run(command: list[str]) -> bool:
+        ran.append(command)
+        return subprocess.run(command, env=environment, stdin=subprocess.DEVNULL).returncode == 0
+
+    for command in prepare:
+        if not run(command):
             raise DoctorError(f"{' '.join(command)} failed")
-    return commands
+    if run([*installer, *packages]):
+        return ran
+    failed = [package for package in packages if not run([*installer, package])] if len(packages) > 1 else packages
+    if failed:
+        raise DoctorError(f"{' '.join(installer)} failed for {', '.join(failed)}")
+    return ran

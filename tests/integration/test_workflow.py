@@ -116,16 +116,18 @@ def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs
     path = f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
 
     script = step_script("doctor", ACTION)
-    env = {"PATH": path, "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root)}
+    env = {"PATH": path, "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root), "GITHUB_OUTPUT": str(tmp_path / "output")}
     python = run_as_github_does(script, tmp_path, {**env, "PORTS": "python"})
     assert python.returncode == 0 and python.stdout.startswith("python3      found"), python.stdout + python.stderr
+    assert outputs(tmp_path / "output") == {"status": "0"}
     assert not calls.exists()
 
     other = run_as_github_does(script, tmp_path, {**env, "PORTS": "lacking"})
     called = calls.read_text().splitlines()
     assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq -- hanoi-interpreter"]
     assert any(line.startswith("sudo ") for line in called) is (os.geteuid() != 0), "apt-get as root, else through sudo"
-    assert other.returncode == 1 and "missing: hanoi-interpreter-nobody-has" in other.stdout
+    assert other.returncode == 0 and "missing: hanoi-interpreter-nobody-has" in other.stdout, "a missing tool does not stop the action"
+    assert outputs(tmp_path / "output") == {"status": "1"}
 
 
 def test_the_merge_step_writes_the_page_and_fails_as_the_merge_does(tmp_path):
@@ -218,7 +220,7 @@ def action_env(tmp_path: Path, root: Path, ports: str) -> dict[str, str]:
     out.mkdir(exist_ok=True)
     return {
         "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root), "PORTS": ports, "DISCS": "0-3",
-        "ISOLATION": "subprocess", "OUT": str(out), "LABEL": ports, "REPORT": str(out / f"report-{ports}.json"),
+        "ISOLATION": "subprocess", "OUT": str(out), "LABEL": ports, "ARTIFACT": f"report-{ports}", "REPORT": str(out / f"report-{ports}.json"),
         "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
     }
 
