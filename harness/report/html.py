@@ -148,8 +148,8 @@ def _sources(report: Report) -> str:
         return ""
     parts = ['<section id="sources" aria-labelledby="sources-title">', '<h2 id="sources-title">What the ports follow</h2>', "<dl>"]
     for port in report.ports:
-        cited = [f"<li>{cited(source)}; for {text(', '.join(source.methods))}</li>" for source in port.sources]
-        parts.append(f"<dt>{text(port.name)}</dt><dd>" + (f"<ul>{''.join(cited)}</ul>" if cited else "no source named") + "</dd>")
+        items = [f"<li>{cited(source)}; for {text(', '.join(source.methods))}</li>" for source in port.sources]
+        parts.append(f"<dt>{text(port.name)}</dt><dd>" + (f"<ul>{''.join(items)}</ul>" if items else "no source named") + "</dd>")
     parts += ["</dl>", "</section>"]
     return "\n".join(parts)
 

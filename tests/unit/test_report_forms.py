@@ -88,3 +88,20 @@ def test_a_report_of_passing_cells_that_agree_passes():
     report = report_of(passing("good"), passing("other"), ports=("good", "other"))
     assert report.passed
     assert "All 2 cells that ran pass and agree" in WRITERS["markdown"].text(report)
+
+
+def test_the_page_and_the_json_cite_each_source_and_link_its_address():
+    """A port's documents: cited on the page with a link where the manifest gives an address (as text
+    where it holds markup), and kept by the JSON report."""
+    from harness.port import Source
+
+    followed = (
+        Source("Simply Logical", "Peter Flach", "Wiley, 1994", "unknown", ("recursive",), "https://book.simply-logical.space/"),
+        Source(HOSTILE, "unknown", "unknown", "unknown", ("recursive",)),
+    )
+    report = report_of(passing("good"))
+    report.ports = [PortInfo("good", "summary", ("recursive",), {}, None, followed)]
+    page = WRITERS["html"].text(report)
+    assert '<a href="https://book.simply-logical.space/" rel="noreferrer">https://book.simply-logical.space/</a>' in page
+    assert HOSTILE not in page
+    assert from_json(to_json(report), "test").ports[0].sources == followed
