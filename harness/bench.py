@@ -1,11 +1,13 @@
 """How fast each port is, how fast the harness reads what it prints, and what a user waits for.
 
-Each (port, method) is timed only after it passes at a small n (the correctness gate). A timed run
-starts the port through the same runner ``compare`` uses, in the same isolation and limits, but
-sends its output to a counting sink, so its figures are the port's alone: wall and CPU seconds and
-peak memory, as the runner measured them (for a port in PostgreSQL, the server process that runs
-its query). The harness's own throughput is then measured on the same output, captured once and
-read back through the very code ``compare`` uses. Last, the cell runs as a user runs it:
+Each (port, method) is timed only after it passes at a small n (the correctness gate), and each cell
+only once its output at its own n verifies: a port that fails either is listed as failed, not
+timed, as the Programming Language Benchmarks do. That first run, its output captured, is also the
+warm-up, and the harness's own throughput is measured on what it captured, read back through the
+very code ``compare`` uses. A timed run starts the port through the same runner ``compare`` uses,
+in the same isolation and limits, but sends its output to a counting sink, so its figures are the
+port's alone: wall and CPU seconds and peak memory, as the runner measured them (for a port in
+PostgreSQL, the server process that runs its query). Last, the cell runs as a user runs it:
 ``harness compare`` as a whole process, from its start to its exit; and the start-up, what the
 harness adds to a run of the port whatever n, is that at the smallest n less the port alone there.
 Where the port is a program run here (not a query, not in a container), it is also timed with its
@@ -16,6 +18,9 @@ of the pipe, any reader, must wait for.
 from __future__ import annotations
 
 import enum
+import html
+import itertools
+import math
 import os
 import statistics
 import subprocess
@@ -35,10 +40,12 @@ from harness import __version__
 from harness.errors import BenchError, CellError
 from harness.evaluate import evaluate, judge_output
 from harness.gate import Gate
-from harness.model import METHODS, Outcome
+from harness.model import CYCLIC, METHODS, Cell, Outcome, visible
 from harness.port import Port, Program
 from harness.readers import READERS
 from harness.report import Versions
+from harness.report.markdown import md_text
+from harness.report.summary import one_line
 from harness.report.terminal import literal
 from harness.settings import Settings
 
@@ -50,8 +57,9 @@ class BenchStatus(str, enum.Enum):
     """Whether a bench cell was timed, and if not, why not."""
 
     TIMED = "timed"
-    NOT_TIMED = "not timed"  # it failed the gate, or has too many moves
-    ERROR = "error"
+    FAILED = "failed"  # its output did not verify, at the gate's n or its own: the port's fault
+    NOT_TIMED = "not timed"  # skipped at the gate (no interpreter here), an n it does not take, or too many moves
+    ERROR = "error"  # it verified, then a timed run of it went wrong
 
 
 @dataclass
@@ -134,29 +142,51 @@ class BenchCell:
         return through / alone if alone and through else None
 
 
+CATALOGUE_N = {method: 12 if rules is CYCLIC else 20 for method, rules in METHODS.items()}
+"""The n each method is timed at unless --n says otherwise: a million moves of the classic puzzle;
+the cyclic puzzle's drawings are already 16 MB at n = 12, and its moves 423 million at n = 20."""
+
+
+def plan(methods: Sequence[str], ns: Sequence[int] | None = None) -> dict[str, tuple[int, ...]]:
+    """The n each method is timed at: ``ns`` for every method, else the catalogue's, 0 (where a port's
+    time is its start-up) and the method's CATALOGUE_N."""
+    return {method: tuple(ns) if ns else (0, CATALOGUE_N[method]) for method in methods}
+
+
 def bench(
-    ports: list[Port], settings: Settings, repeat: int, gate: Gate,
+    ports: list[Port], settings: Settings, ns: dict[str, tuple[int, ...]], repeat: int, gate: Gate,
     root: Path, dsn: str | None = None, on_done: Callable[[BenchCell], None] | None = None,
 ) -> list[BenchCell]:
-    """Every cell of ``settings``' ports, methods and n, one after another (cells run side by side
-    would slow each other down), each timed ``repeat`` times after a warm-up; ``harness compare``
-    runs on the ports under ``root``, with ``dsn`` for its server if one is given."""
+    """Every cell of ``settings``' ports and methods, each method at its ``ns`` (:func:`plan`), one
+    after another (cells run side by side would slow each other down), each timed ``repeat`` times
+    after a warm-up; ``harness compare`` runs on the ports under ``root``, with ``dsn`` for its
+    server if one is given."""
     timer = _Timer(settings, repeat, gate, root, dsn)
     cells = []
     for port in ports:
         for method in settings.methods:
-            untimed = timer.untimed(port, method)
-            for n in settings.ns:
+            unverified = timer.unverified(port, method)
+            for n in ns[method]:
                 cell = BenchCell(port.name, method, n)
-                reason = untimed or settings.too_many_moves(method, n)
-                if reason:
-                    cell.status, cell.detail = BenchStatus.NOT_TIMED, reason
+                left_out = unverified or timer.left_out(port, method, n)
+                if left_out:
+                    cell.status, cell.detail = left_out
                 else:
                     timer.time(cell, port)
                 cells.append(cell)
                 if on_done:
                     on_done(cell)
     return cells
+
+
+def _unverified(cell: Cell) -> tuple[BenchStatus, str] | None:
+    """Why a cell that did not pass is not timed: failed where the port is at fault (a wrong move, a
+    crash, a broken manifest), not timed where it is not (no interpreter here)."""
+    if cell.outcome is Outcome.PASS:
+        return None
+    first = cell.detail.splitlines()[0] if cell.detail else ""
+    status = BenchStatus.NOT_TIMED if cell.outcome is Outcome.SKIPPED else BenchStatus.FAILED
+    return status, f"{cell.outcome.value} at n={cell.n}, so not timed: {first}".rstrip(": ")
 
 
 class _Timer:
@@ -169,18 +199,26 @@ class _Timer:
         self.root, self.dsn = root, dsn
         self._startups: dict[tuple[str, str], float] = {}
 
-    def untimed(self, port: Port, method: str) -> str | None:
-        """Why the cell may not be timed, if it may not: it must first pass at a small n."""
-        cell = evaluate(port, method, GATE_N, self.settings, self.gate)
-        if cell.outcome is Outcome.PASS:
-            return None
-        return f"{cell.outcome.value} at n={GATE_N}, so not timed: {cell.detail.splitlines()[0] if cell.detail else ''}".rstrip(": ")
+    def unverified(self, port: Port, method: str) -> tuple[BenchStatus, str] | None:
+        """Why the port and method may not be timed, if they may not: they must first pass at a small n."""
+        return _unverified(evaluate(port, method, GATE_N, self.settings, self.gate))
+
+    def left_out(self, port: Port, method: str, n: int) -> tuple[BenchStatus, str] | None:
+        """Why a verified port and method are not timed at ``n``, if they are not: an n the program does
+        not take, or more moves than --max-moves."""
+        reason = port.program(method).refuses(n) or self.settings.too_many_moves(method, n)
+        return (BenchStatus.NOT_TIMED, reason) if reason else None
 
     def time(self, cell: BenchCell, port: Port) -> None:
-        """The cell's runs, the harness's reading of its output and its runs through compare; or why they failed."""
+        """The cell's output verified, which warms it up (caches, the build, the server's plan) and
+        times the harness's reading of it; then its runs and its runs through compare; or why not."""
         program = port.program(cell.method)
         try:
-            self._run(port, program, cell)  # warm-up: caches, the build, the server's plan
+            judged, cell.harness_seconds = self._harness_reading(port, program, cell)
+            failed = _unverified(judged)
+            if failed:
+                cell.status, cell.detail, cell.harness_seconds = *failed, None
+                return
             for _ in range(self.repeat):  # in turns, so that both see the machine alike
                 cell.runs.append(self._run(port, program, cell))
                 seconds = self._to_devnull(port, program, cell)
@@ -189,13 +227,12 @@ class _Timer:
             expected = METHODS[cell.method].optimal_count(cell.n)
             if READERS[program.output.format].load().counted(program.output) and cell.moves != expected:
                 raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
-            cell.harness_seconds, moves = self._harness_seconds(port, program, cell)
             for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
-                run.moves = moves
+                run.moves = judged.moves
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
         except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
-            cell.status, cell.detail, cell.runs, cell.to_devnull = BenchStatus.ERROR, str(error), [], []
+            cell.status, cell.detail, cell.runs, cell.to_devnull, cell.harness_seconds = BenchStatus.ERROR, str(error), [], [], None
 
     def _through_compare(self, port: Port, bench_cell: BenchCell) -> float:
         """One run of ``harness compare`` of the cell, in these settings, timed as the shell sees it."""
@@ -219,8 +256,11 @@ class _Timer:
         if key not in self._startups:
             program = port.program(bench_cell.method)
             small = BenchCell(port.name, bench_cell.method, next((n for n in range(GATE_N + 1) if not program.refuses(n)), GATE_N))
-            alone = statistics.median(self._run(port, program, small).wall for _ in range(self.repeat))
-            through = statistics.median(self._through_compare(port, small) for _ in range(self.repeat))
+            if bench_cell.n == small.n:  # this cell is that run: its own figures, not as many runs again
+                alone, through = statistics.median(run.wall for run in bench_cell.runs), statistics.median(bench_cell.through_compare)
+            else:
+                alone = statistics.median(self._run(port, program, small).wall for _ in range(self.repeat))
+                through = statistics.median(self._through_compare(port, small) for _ in range(self.repeat))
             self._startups[key] = max(through - alone, 0.0)
         return self._startups[key]
 
@@ -265,18 +305,16 @@ class _Timer:
         peak = finish.usage.peak_bytes
         return Run(blank - 1 if drawings else lines, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
 
-    def _harness_seconds(self, port: Port, program: Program, bench_cell: BenchCell) -> tuple[float, int]:
+    def _harness_reading(self, port: Port, program: Program, bench_cell: BenchCell) -> tuple[Cell, float]:
         """The harness's normalise + verify on this cell's output, captured to a file first so that
-        only the harness's work is timed, and the moves it read; the cell must pass, as in compare."""
+        only the harness's work is timed: its verdict, as compare's, and its seconds."""
         with tempfile.TemporaryFile(prefix="hanoi-bench-") as captured:
             self._run(port, program, bench_cell, copy=captured)
             captured.seek(0)
             started = time.perf_counter()
             cell = judge_output(port, bench_cell.method, bench_cell.n, _blocks(captured))
             seconds = time.perf_counter() - started
-        if cell.outcome is not Outcome.PASS:
-            raise BenchError(f"its output at n={bench_cell.n} does not verify: {cell.detail}")
-        return seconds, cell.moves
+        return cell, seconds
 
 
 def _blocks(captured: BinaryIO) -> Iterator[bytes]:
@@ -284,43 +322,312 @@ def _blocks(captured: BinaryIO) -> Iterator[bytes]:
         yield block
 
 
-def _figure(value: float | None, spread: tuple[float, float] | None = None, unit: str = "") -> str:
+def _figure(value: float | None, spread: tuple[float, float] | None = None, markup: bool = True) -> str:
+    """Seconds as the tables show them: three figures, and the range of the runs where they differ."""
     if value is None:
         return "–"
-    text = f"{value:.3g}{unit}"
-    return text + (f" [dim]({spread[0]:.3g}–{spread[1]:.3g})[/]" if spread and len(set(spread)) > 1 else "")
+    if not spread or spread[0] == spread[1]:
+        return f"{value:.3g}"
+    shown = f"({spread[0]:.3g}–{spread[1]:.3g})"
+    return f"{value:.3g} " + (f"[dim]{shown}[/]" if markup else shown)
 
 
 def _rate(value: float | None) -> str:
-    return "–" if value is None else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
+    return "–" if not value else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
 
 
-def render_bench(console: Console, cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> None:
-    """The timings, a row a cell: medians of the runs, with their range."""
-    table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up (range)", title_justify="left")
-    columns = ("port", "method", "n", "moves", "wall s", "CPU s", "peak MB", "moves/s", "harness moves/s", "compare s", "ratio", "start-up s")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("port", "method") else "right")
-    for cell in cells:
-        if cell.status is not BenchStatus.TIMED:
-            style = "yellow" if cell.status is BenchStatus.NOT_TIMED else "magenta"
-            table.add_row(literal(cell.port), cell.method, str(cell.n), f"[{style}]{cell.status.value}: {literal(cell.detail)}[/]")
-            continue
+def _ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str, Any]) -> None:
+    """The timed cells, a row each and a section a port; the summary of :func:`catalogue`, a section
+    a method; why each port and method not timed was not, on a line of its own, so that no column
+    is widened by it; and where the figures come from. Twenty-five ports read as well as five."""
+    console.print(_cells_table(cells, figures["repeat"]))
+    entries = catalogue(figures)
+    console.print(_catalogue_table(entries))
+    for port, methods, status, reason in _not_timed(entries):
+        style = "yellow" if status is BenchStatus.NOT_TIMED else "magenta"
+        console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False)
+    console.print(f"[dim]{literal(_where(figures))}[/]", highlight=False)
+    for port, found in figures["versions"].items():
+        console.print(f"[dim]{literal(port)}: {literal(_versions(found))}[/]", highlight=False)
+
+
+def _cells_table(cells: Sequence[BenchCell], repeat: int) -> Table:
+    """The timed cells, medians of the runs, narrow enough for a terminal: the port's name once, atop
+    its section; the ranges, the ratios and the start-ups are in the JSON figures."""
+    table = Table(title=f"Tower of Hanoi benchmark: median of {repeat} runs after a warm-up", title_justify="left")
+    for column in ("port", "method", "n", "moves", "wall s", "CPU s", "peak MB", "moves/s", "reading moves/s", "compare s"):
+        table.add_column(column, justify="left" if column in ("port", "method") else "right", no_wrap=column in ("port", "method"))
+    timed = [cell for cell in cells if cell.status is BenchStatus.TIMED]
+    for before, cell in zip([None, *timed], timed):
+        first = before is None or before.port != cell.port
+        if first and before is not None:
+            table.add_section()
         table.add_row(
-            literal(cell.port), cell.method, str(cell.n), f"{cell.moves:,}",
-            _figure(cell.median("wall"), cell.spread("wall")), _figure(cell.median("cpu")),
-            _figure(cell.median("peak_mb"), cell.spread("peak_mb")),
-            _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
-            _figure(cell.compare_seconds), f"{cell.ratio:.2f}" if cell.ratio else "–", _figure(cell.startup),
+            literal(cell.port) if first else "", cell.method, str(cell.n), f"{cell.moves:,}", _figure(cell.median("wall")),
+            _figure(cell.median("cpu")), _figure(cell.median("peak_mb")), _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
+            _figure(cell.compare_seconds),
         )
-    console.print(table)
-    console.print(_reading_table(cells))
-    console.print(
-        f"[dim]{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}, "
-        f"commit {machine['commit']}, --isolation {machine.get('isolation', 'subprocess')}[/]", highlight=False
+    return table
+
+
+def _catalogue_table(entries: Sequence[Entry]) -> Table:
+    """The summary: a section a method, its ports fastest first, then those not timed, by name."""
+    table = Table(title="Each port and method at its largest n: the port alone, its start-up and the harness's reading", title_justify="left")
+    for column in ("method", "port", *SUMMARY_COLUMNS[1:]):
+        table.add_column(column, justify="left" if column in ("method", "port") else "right", no_wrap=column in ("method", "port"))
+    for method, group in itertools.groupby(entries, key=lambda entry: entry.method):
+        if table.row_count:
+            table.add_section()
+        for index, entry in enumerate(group):
+            table.add_row(method if index == 0 else "", literal(entry.port), *_summary_row(entry, markup=True)[1:])
+    return table
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One port and method as the summary shows them: at the largest n timed, the port's own time
+    (through a pipe, median and range), its start-up (its time at n = 0) and the harness's reading of
+    its output; or, where none was timed or one failed, why."""
+
+    port: str
+    method: str
+    status: BenchStatus
+    detail: str = ""
+    n: int | None = None
+    moves: int = 0
+    seconds: float | None = None
+    spread: tuple[float, float] | None = None
+    startup: float | None = None
+    reading: float | None = None
+    reading_ratio: float | None = None
+
+
+SUMMARY_COLUMNS = ("port", "n", "moves", "port s (range)", "start-up s", "reading s", "reading / port")
+
+
+def catalogue(figures: dict[str, Any]) -> list[Entry]:
+    """The summary of bench's JSON figures (:func:`bench_to_json`), a port and method an entry, by
+    method (in the harness's order), fastest first, then those not timed by name: the same figures
+    give the same entries, in whatever order their cells come. A port and method that failed or
+    errored at any n is listed so, as the Programming Language Benchmarks list a program that does
+    not verify; one with no cell timed says why its first was not."""
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for cell in sorted(figures["cells"], key=lambda cell: cell["n"]):
+        cells.setdefault((cell["port"], cell["method"]), []).append(cell)
+    entries = [_entry(port, method, own) for (port, method), own in cells.items()]
+    order = {method: index for index, method in enumerate(METHODS)}
+    return sorted(entries, key=lambda entry: (
+        order.get(entry.method, len(order)), entry.method, entry.status is not BenchStatus.TIMED, entry.seconds or 0.0, entry.port,
+    ))
+
+
+def _entry(port: str, method: str, cells: list[dict[str, Any]]) -> Entry:
+    timed = [cell for cell in cells if cell["status"] == BenchStatus.TIMED.value]
+    faulty = next((cell for cell in cells if cell["status"] in (BenchStatus.FAILED.value, BenchStatus.ERROR.value)), None)
+    if faulty or not timed:
+        shown = faulty or cells[0]
+        return Entry(port, method, BenchStatus(shown["status"]), shown["detail"], shown["n"])
+    top = timed[-1]
+    at_zero = next((cell["wall_median"] for cell in timed if cell["n"] == 0 and cell is not top), None)
+    return Entry(
+        port, method, BenchStatus.TIMED, n=top["n"], moves=top["moves"], seconds=top["wall_median"],
+        spread=tuple(top["wall_range"]) if top["wall_range"] else None, startup=at_zero,
+        reading=top["harness_seconds"], reading_ratio=top["reading_ratio"],
     )
-    for port, found in versions.items():
-        console.print(f"[dim]{literal(port)}: {literal(', '.join(v or k for k, v in found.items()))}[/]", highlight=False)
+
+
+def _by_method(entries: Sequence[Entry]) -> Iterator[tuple[str, list[Entry]]]:
+    """The entries a method at a time, each group with its title: the method, and its n where every port timed has the same."""
+    for method, grouped in itertools.groupby(entries, key=lambda entry: entry.method):
+        group = list(grouped)
+        ns = {entry.n for entry in group if entry.status is BenchStatus.TIMED}
+        yield (f"{method}, n = {ns.pop()}" if len(ns) == 1 else method), group
+
+
+def _not_timed(entries: Sequence[Entry]) -> list[tuple[str, list[str], BenchStatus, str]]:
+    """Each port's reasons for the methods not timed, by port, each reason once with its methods: a
+    port with no interpreter here is one line, not one a method."""
+    reasons: dict[tuple[str, BenchStatus, str], list[str]] = {}
+    for entry in sorted(entries, key=lambda entry: entry.port):
+        if entry.status is not BenchStatus.TIMED:
+            reasons.setdefault((entry.port, entry.status, _reason(entry.detail)), []).append(entry.method)
+    return [(port, methods, status, reason) for (port, status, reason), methods in reasons.items()]
+
+
+def _summary_row(entry: Entry, markup: bool) -> list[str]:
+    """The entry's cells under SUMMARY_COLUMNS, its port as it is; for one not timed, its status alone."""
+    if entry.status is not BenchStatus.TIMED:
+        return [entry.port, "", "", entry.status.value, "", "", ""]
+    return [
+        entry.port, str(entry.n), f"{entry.moves:,}", _figure(entry.seconds, entry.spread, markup), _figure(entry.startup),
+        _figure(entry.reading), _ratio(entry.reading_ratio),
+    ]
+
+
+def _reason(detail: str, limit: int = 160) -> str:
+    """A detail on one line, cut where it is long: the JSON keeps it whole."""
+    line = one_line(detail)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _where(figures: dict[str, Any]) -> str:
+    machine = figures["machine"]
+    return (
+        f"Median of {figures['repeat']} runs after a warm-up, on {machine['cpu']}, {machine['cores']} cores, {machine['os']}, "
+        f"Python {machine['python']}, commit {machine['commit']}, --isolation {machine.get('isolation', 'subprocess')}."
+    )
+
+
+def _versions(found: dict[str, str | None]) -> str:
+    return ", ".join(version or name for name, version in found.items())
+
+
+def bench_markdown(figures: dict[str, Any]) -> str:
+    """The summary as Markdown, for docs/ and the README: a table a method, its ports fastest first,
+    why each port not timed was not, where the figures come from and the ports' versions; every
+    text from a port escaped."""
+    lines = [
+        "# The ports' speed", "",
+        f"{md_text(_where(figures))} *port s*: the port alone at the largest n timed, its output read through a pipe; "
+        "*start-up s*: the same at n = 0; *reading s*: the harness reading and verifying the same output, captured; "
+        "*reading / port*: that over the port's own time.",
+    ]
+    entries = catalogue(figures)
+    for title, group in _by_method(entries):
+        lines += ["", f"## {md_text(title)}", "", "| " + " | ".join(SUMMARY_COLUMNS) + " |", "| --- |" + " ---: |" * (len(SUMMARY_COLUMNS) - 1)]
+        lines += ["| " + " | ".join(md_text(text) for text in _summary_row(entry, markup=False)) + " |" for entry in group]
+    untimed = _not_timed(entries)
+    if untimed:
+        lines += ["", "## Not timed", ""]
+        lines += [f"- **{md_text(port)}** ({md_text(', '.join(methods))}): {md_text(reason)}" for port, methods, _, reason in untimed]
+    lines += ["", "## Versions", ""] + [f"- **{md_text(port)}**: {md_text(_versions(found))}" for port, found in figures["versions"].items()]
+    return "\n".join(lines) + "\n"
+
+
+PLOT_WIDTH = 520
+"""The log axis's length in the plot, in pixels, whatever the number of ports: each adds a row."""
+ROW = 18
+CHAR_WIDTH = 7
+"""About the width of a character of the plot's 12 px sans-serif, to leave room for the longest name."""
+LABEL_CHARS = 24
+"""The most of a port's name a row shows; a longer one is cut, and whole in the row's tooltip."""
+COLOURS = {"port": "#4477aa", "start-up": "#222222", "reading": "#ee7733", "fault": "#aa3377", "not timed": "#666666"}
+"""From Paul Tol's bright scheme, told apart by those who do not see every colour."""
+
+
+def bench_svg(figures: dict[str, Any]) -> str:
+    """The summary as a plot, in plain SVG that needs nothing but the harness to write and any browser
+    to show: a panel a method, a bar a port, fastest first, its length the port's time at the
+    largest n on a log scale the panels share, its start-up marked by a line and the harness's reading
+    by a diamond; a port not timed is named with why. The same figures give the same bytes."""
+    entries = catalogue(figures)
+    shown = [value for entry in entries for value in (entry.seconds, entry.startup, entry.reading) if value and value > 0]
+    low = max(math.floor(math.log10(min(shown, default=1e-3))), -9)
+    high = max(math.ceil(math.log10(max(shown, default=1.0))), low + 1)
+    left = 16 + CHAR_WIDTH * max((len(_cut(entry.port)) for entry in entries), default=8)
+    width = left + PLOT_WIDTH + 150
+
+    def at(seconds: float) -> float:
+        return left + PLOT_WIDTH * (max(math.log10(seconds), low) - low) / (high - low)
+
+    top = y = 112
+    rows: list[str] = []
+    for title, group in _by_method(entries):
+        rows.append(f'<text x="{left}" y="{y + 14}" font-weight="bold">{_xml(title)}</text>')
+        y += 22
+        for entry in group:
+            rows.append(_plot_row(entry, y + ROW / 2, left, at))
+            y += ROW
+        y += 12
+    axis = [
+        f'<line x1="{at(10.0 ** e):.1f}" y1="{top}" x2="{at(10.0 ** e):.1f}" y2="{y}" stroke="#dddddd"/>'
+        + f'<text x="{at(10.0 ** e):.1f}" y="{top - 6}" text-anchor="middle">{_decade(e)}</text>'
+        + f'<text x="{at(10.0 ** e):.1f}" y="{y + 16}" text-anchor="middle">{_decade(e)}</text>'
+        for e in range(low, high + 1)
+    ]
+    height = y + 44
+    machine = figures["machine"]
+    run = f"Median of {figures['repeat']} runs after a warm-up, --isolation {machine.get('isolation', 'subprocess')}, commit {machine['commit']}"
+    where = f"{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}"
+    return "\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        'font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">',
+        f'<title id="title">{PLOT_TITLE}</title>',
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="16" y="26" font-size="16" font-weight="bold">{PLOT_TITLE}</text>',
+        f'<text x="16" y="46" fill="#444444">{_xml(run)}</text>',
+        f'<text x="16" y="62" fill="#444444">{_xml(where)}</text>',
+        _legend(16, 84),
+        *axis,
+        *rows,
+        f'<text x="{left + PLOT_WIDTH / 2:.1f}" y="{y + 34}" text-anchor="middle">seconds, log scale</text>',
+        "</svg>",
+        "",
+    ])
+
+
+PLOT_TITLE = "Tower of Hanoi: each port's seconds at its largest n, log scale"
+
+
+def _plot_row(entry: Entry, middle: float, left: int, at: Callable[[float], float]) -> str:
+    """One port's row: its name, then its bar and marks with the figures in its tooltip, or why it has none."""
+    name = f'<text x="{left - 8}" y="{middle + 4:.1f}" text-anchor="end">{_xml(_cut(entry.port))}</text>'
+    if entry.status is not BenchStatus.TIMED or entry.seconds is None:
+        colour = COLOURS["not timed" if entry.status is BenchStatus.NOT_TIMED else "fault"]
+        why = f"{entry.status.value}: {_reason(entry.detail, 90)}"
+        return f'<g><title>{_xml(f"{entry.port}, {entry.method}: {one_line(entry.detail)}")}</title>{name}' + (
+            f'<text x="{left + 4}" y="{middle + 4:.1f}" fill="{colour}">{_xml(why)}</text></g>'
+        )
+    tip = f"{entry.port}, {entry.method}, n = {entry.n}: {_figure(entry.seconds, entry.spread, markup=False)} s"
+    tip += f"; start-up {_figure(entry.startup)} s; the harness's reading {_figure(entry.reading)} s"
+    end = at(entry.seconds)
+    parts = [
+        f'<g><title>{_xml(tip)}</title>{name}',
+        f'<rect x="{left}" y="{middle - 5.5:.1f}" width="{max(end - left, 1):.1f}" height="11" fill="{COLOURS["port"]}"/>',
+    ]
+    if entry.startup:
+        x = at(entry.startup)
+        parts.append(f'<line x1="{x:.1f}" y1="{middle - 8:.1f}" x2="{x:.1f}" y2="{middle + 8:.1f}" stroke="{COLOURS["start-up"]}" stroke-width="2"/>')
+    if entry.reading:
+        parts.append(_diamond(at(entry.reading), middle))
+    furthest = max(at(value) for value in (entry.seconds, entry.startup, entry.reading) if value)
+    parts.append(f'<text x="{furthest + 8:.1f}" y="{middle + 4:.1f}">{_figure(entry.seconds)} s</text></g>')
+    return "".join(parts)
+
+
+def _diamond(x: float, middle: float) -> str:
+    return f'<path d="M{x:.1f} {middle - 6:.1f}l6 6-6 6-6-6z" fill="{COLOURS["reading"]}" stroke="#ffffff"/>'
+
+
+def _legend(x: int, y: int) -> str:
+    """What the bar, the line and the diamond stand for, on one line."""
+    return "".join([
+        f'<rect x="{x}" y="{y - 9}" width="18" height="11" fill="{COLOURS["port"]}"/>',
+        f'<text x="{x + 24}" y="{y}">the port at its largest n, through a pipe</text>',
+        f'<line x1="{x + 292}" y1="{y - 11}" x2="{x + 292}" y2="{y + 3}" stroke="{COLOURS["start-up"]}" stroke-width="2"/>',
+        f'<text x="{x + 300}" y="{y}">its start-up, at n = 0</text>',
+        _diamond(x + 462, y - 4),
+        f'<text x="{x + 474}" y="{y}">the harness reading its output</text>',
+    ])
+
+
+def _decade(exponent: int) -> str:
+    """10^exponent seconds as an axis labels it: 1 ms, 10 s."""
+    scale, unit = next((scale, unit) for scale, unit in ((0, "s"), (-3, "ms"), (-6, "µs"), (-9, "ns")) if exponent >= scale)
+    return f"{10 ** (exponent - scale):,} {unit}"
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+
+
+def _xml(text: str) -> str:
+    """Text from a port as SVG text: visible, and no markup."""
+    return html.escape(visible(text))
 
 
 def largest(cells: Sequence[BenchCell]) -> list[BenchCell]:
@@ -328,21 +635,6 @@ def largest(cells: Sequence[BenchCell]) -> list[BenchCell]:
     timed = [cell for cell in cells if cell.status is BenchStatus.TIMED]
     top = {(cell.port, cell.method): cell for cell in sorted(timed, key=lambda cell: cell.n)}
     return [cell for cell in timed if top[(cell.port, cell.method)] is cell]
-
-
-def _reading_table(cells: Sequence[BenchCell]) -> Table:
-    """At each port and method's largest n: the port alone to /dev/null and through a pipe, the
-    harness's reading of the same output, and how its time compares with the port's."""
-    table = Table(title="The harness's reading beside the port, at each port and method's largest n", title_justify="left")
-    columns = ("port", "method", "n", "moves", "to /dev/null s", "through a pipe s", "reading s", "reading moves/s", "reading / pipe")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("port", "method") else "right")
-    for cell in largest(cells):
-        table.add_row(
-            literal(cell.port), cell.method, str(cell.n), f"{cell.moves:,}", _figure(cell.devnull_seconds), _figure(cell.median("wall")),
-            _figure(cell.harness_seconds), _rate(cell.harness_moves_per_second), f"{cell.reading_ratio:.2f}" if cell.reading_ratio else "–",
-        )
-    return table
 
 
 def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions: Versions, repeat: int) -> dict[str, Any]:
@@ -372,33 +664,3 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
         ],
     }
 
-
-def plot_bench(file: BinaryIO, form: str, cells: Sequence[BenchCell], machine: dict[str, Any]) -> None:
-    """Median wall time against n on a log scale, one panel a method, one line a port: the port alone
-    through a pipe (solid), and the harness's reading of its output (dashed); written to ``file`` as
-    ``form`` (svg or png)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    methods = list(dict.fromkeys(cell.method for cell in cells))
-    figure, axes = pyplot.subplots(1, len(methods), figsize=(4.5 * len(methods), 4.2), squeeze=False, sharey=True)
-    for axis, method in zip(axes[0], methods):
-        timed = [cell for cell in cells if cell.method == method and cell.status is BenchStatus.TIMED]
-        for port in dict.fromkeys(cell.port for cell in timed):
-            points = sorted((cell.n, cell.median("wall"), cell.harness_seconds) for cell in timed if cell.port == port)
-            line, = axis.plot([n for n, _, _ in points], [wall for _, wall, _ in points], marker="o", label=port)
-            read = [(n, seconds) for n, _, seconds in points if seconds]
-            axis.plot([n for n, _ in read], [seconds for _, seconds in read], marker="x", linestyle="--", color=line.get_color())
-        axis.set_yscale("log")
-        axis.set_title(method)
-        axis.set_xlabel("discs (n)")
-        axis.grid(True, which="both", alpha=0.3)
-        if timed:
-            axis.legend(fontsize="small")
-    axes[0][0].set_ylabel("seconds, log scale: port (solid), harness reading (dashed)")
-    figure.suptitle(f"hanoi-polyglot: {machine['cpu']}, {machine['cores']} cores", fontsize="small")
-    figure.tight_layout()
-    figure.savefig(file, format=form)
-    pyplot.close(figure)

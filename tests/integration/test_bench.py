@@ -1,5 +1,7 @@
-"""harness bench: only correct cells are timed, every figure is there and plausible, the JSON and the
-plot are written, and cells that would run too long are left out with the reason."""
+"""harness bench: only correct cells are timed (a port that fails at the gate's n or its own is
+listed as failed), every figure is there and plausible, the JSON, the Markdown table and the plot
+are written, by default at the catalogue's n, and cells that would run too long are left out with
+the reason."""
 
 from __future__ import annotations
 
@@ -13,24 +15,49 @@ import pytest
 from conftest import ROOT, harness, needs_bubblewrap, suite
 from harness.model import METHODS
 
+SHORT_PAST_FIVE = """import sys
+
+def optimal(n, src=0, dst=2, spare=1):
+    if n:
+        yield from optimal(n - 1, src, spare, dst)
+        yield n, src, dst
+        yield from optimal(n - 1, spare, dst, src)
+
+n = int(sys.argv[1])
+moves = list(optimal(n))
+for move in moves[: len(moves) - (n > 5)]:
+    print(*move)
+"""
+
+
+def short_past_five(folder):
+    """A port right at the gate's n = 5 that stops a move short past it."""
+    folder.mkdir()
+    (folder / "hanoi.py").write_text(SHORT_PAST_FIVE)
+    (folder / "language.toml").write_text(
+        'summary = "fake: a move short past n = 5"\ncommand = ["python3", "hanoi.py", "{n}"]\nmethods = ["recursive"]\n\n'
+        '[[requires]]\nexecutable = "python3"\n\n[output]\npatterns = [\'(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)\']\npegs = ["0", "1", "2"]\n'
+    )
+
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """One small bench over real ports and a faulty one: the process, its JSON, its cells by key."""
+    """One small bench over real ports and faulty ones: the process, its JSON, its cells by key, the plot and the Markdown table."""
     tmp_path = tmp_path_factory.mktemp("bench")
     root = suite(tmp_path, "illegal", real=("python", "cpp", "sql"))
-    out, plot = tmp_path / "bench.json", tmp_path / "bench.svg"
+    short_past_five(root / "short")
+    out, plot, table = tmp_path / "bench.json", tmp_path / "bench.svg", tmp_path / "bench.md"
     done = harness(
         "--root", str(root), "bench", "--n", "4,9", "--method", "recursive,cyclic", "--repeat", "2",
-        "--max-moves", "5000", "--json", str(out), "--plot", str(plot),
+        "--max-moves", "5000", "--json", str(out), "--plot", str(plot), "--markdown", str(table),
     )
     data = json.loads(out.read_text())
     cells = {(cell["port"], cell["method"], cell["n"]): cell for cell in data["cells"]}
-    return done, data, cells, plot
+    return done, data, cells, plot, table
 
 
 def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(report):
-    done, data, cells, _ = report
+    done, data, cells, _, _ = report
     assert done.returncode == 0, done.stdout + done.stderr
     for port in ("python", "cpp", "sql"):
         for method, n in [("recursive", 4), ("recursive", 9), ("cyclic", 4)]:
@@ -53,7 +80,7 @@ def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(
         # Each port and method is summed up at its largest n, in a table of its own.
         assert cells[(port, "recursive", 9)]["largest_n"] and not cells[(port, "recursive", 4)]["largest_n"]
         assert cells[(port, "cyclic", 4)]["largest_n"]  # its n = 9 is over --max-moves
-    assert "reading / pipe" in done.stdout
+    assert "reading / port" in done.stdout
     # The start-up is one figure a port and method, whatever n.
     assert cells[("python", "recursive", 4)]["startup_seconds"] == cells[("python", "recursive", 9)]["startup_seconds"]
     # The SQL port's memory and CPU are those of the server process that ran its query.
@@ -68,17 +95,29 @@ def test_a_cell_over_max_moves_is_not_timed_and_says_why(report):
     assert cell["runs"] == []
 
 
-def test_a_port_that_fails_the_gate_is_reported_not_timed(report):
-    _, _, cells, _ = report
+def test_a_port_that_fails_the_gate_is_listed_as_failed_not_timed(report):
+    done, _, cells, _, _ = report
     for n in (4, 9):
         cell = cells[("illegal", "recursive", n)]
-        assert cell["status"] == "not timed"
+        assert (cell["status"], cell["runs"], cell["harness_seconds"]) == ("failed", [], None)
         assert cell["detail"].startswith("fail at n=5, so not timed: line 2: move 2")
-    assert cells[("illegal", "cyclic", 4)]["detail"].startswith("skipped at n=5")
+    skipped = cells[("illegal", "cyclic", 4)]
+    assert skipped["status"] == "not timed" and skipped["detail"].startswith("skipped at n=5")
+    assert done.returncode == 0, "a port's failure is a finding of the bench, not its own"
+
+
+def test_a_port_whose_output_does_not_verify_at_the_n_timed_is_listed_as_failed_not_timed(report):
+    """Its first run at that n, the warm-up, is read as compare reads it: a port that goes wrong past the gate's n is not timed."""
+    _, _, cells, _, table = report
+    assert cells[("short", "recursive", 4)]["status"] == "timed"
+    wrong = cells[("short", "recursive", 9)]
+    assert (wrong["status"], wrong["runs"], wrong["compare_runs"], wrong["harness_seconds"]) == ("failed", [], [], None)
+    assert wrong["detail"].startswith("fail at n=9, so not timed: ")
+    assert "| short |  |  | failed |" in table.read_text()
 
 
 def test_the_report_says_what_is_needed_to_reproduce_it(report):
-    done, data, _, _ = report
+    done, data, _, _, _ = report
     machine = data["machine"]
     assert machine["cores"] >= 1 and machine["os"] and machine["python"]
     assert machine["commit"]
@@ -87,18 +126,41 @@ def test_the_report_says_what_is_needed_to_reproduce_it(report):
     assert f"{machine['cores']} cores" in done.stdout
 
 
-def test_the_plot_is_an_svg_with_a_line_per_port(report):
-    plot = report[3]
-    text = plot.read_text()
-    assert text.startswith("<?xml") and "<svg" in text
-    for label in ("python", "cpp", "sql", "recursive", "log scale"):
-        assert label in text
+def test_the_table_and_the_plot_sum_up_each_port_and_method_from_the_json(report):
+    """Both are made from the JSON figures alone: made again from the file, they are the same bytes."""
+    from harness.bench import bench_markdown, bench_svg
+
+    _, data, _, plot, table = report
+    text = table.read_text()
+    for heading in ("## recursive, n = 9", "## cyclic, n = 4", "## Not timed"):
+        assert heading in text
+    assert "- **illegal** (recursive): fail at n=5, so not timed: line 2: move 2" in text
+    drawn = plot.read_text()
+    assert drawn.startswith("<svg") and "recursive, n = 9" in drawn and "seconds, log scale" in drawn
+    for port in ("python", "cpp", "sql", "illegal", "short"):
+        assert f">{port}</text>" in drawn and f"| {port} |" in text
+    assert (bench_markdown(data), bench_svg(data)) == (text, drawn)
 
 
-def test_plot_must_be_svg_or_png():
-    done = harness("bench", "--n", "3", "--plot", "bench.pdf")
+def test_the_plot_must_be_svg():
+    done = harness("bench", "--n", "3", "--plot", "bench.png")
     assert done.returncode == 2
-    assert "the plot is an .svg or a .png file" in done.stderr
+    assert "the plot is an .svg file" in done.stderr
+
+
+def test_without_n_each_method_is_timed_at_the_catalogues_n_its_start_up_at_n_0():
+    """The classic methods at 0 and 20, the cyclic at 0 and 12; the start-up that compare adds is
+    measured once, at n = 0, by that cell's own runs."""
+    done = harness("--root", str(ROOT), "bench", "--port", "python", "--method", "recursive,cyclic", "--repeat", "1", "--json", "-")
+    assert done.returncode == 0, done.stderr
+    cells = {(cell["method"], cell["n"]): cell for cell in json.loads(done.stdout)["cells"]}
+    assert list(cells) == [("recursive", 0), ("recursive", 20), ("cyclic", 0), ("cyclic", 12)]
+    assert all(cell["status"] == "timed" for cell in cells.values())
+    for method, top in (("recursive", 20), ("cyclic", 12)):
+        at_zero = cells[(method, 0)]
+        assert at_zero["startup_seconds"] == pytest.approx(max(at_zero["compare_median"] - at_zero["wall_median"], 0))
+        assert cells[(method, top)]["startup_seconds"] == at_zero["startup_seconds"]
+    assert "Each port and method at its largest n" in done.stderr
 
 
 @needs_bubblewrap
@@ -122,7 +184,7 @@ def test_bench_times_cells_in_the_sandbox_through_the_same_runner(tmp_path, repo
         "--isolation", "sandbox", "--memory", "1M", "--json", "-",
     )
     cell = json.loads(limited.stdout)["cells"][0]
-    assert (cell["status"], cell["runs"]) == ("not timed", [])
+    assert (cell["status"], cell["runs"]) == ("failed", [])
     assert cell["detail"].startswith("error at n=5, so not timed: used more than 1 MiB of memory after 0 moves")
 
 
