@@ -24,7 +24,7 @@ import time
 import click
 
 from harness.cli import bench, check, compare, doctor, gallery, list_ports, merge, new_language, run, show, transcripts
-from harness.cli.group import ExitCode, cli
+from harness.cli.group import ExitCode, Terminated, cli
 from harness.model import visible
 from harness.runners.base import WAITS
 
@@ -34,14 +34,6 @@ COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, c
 
 STOP_SECONDS = 4.0
 """How long a stopped run may take to end its ports and servers before it gives up on them."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
-
-    def __init__(self, number: int) -> None:
-        super().__init__(number)
-        self.number = number
 
 
 def _stopped_by(number: int) -> str:

@@ -6,13 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
+from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli, signal_name
 from harness.cli.options import DATABASE, ISOLATION, REPORTS, chosen, options, settings_from
-from harness.cli.publish import Outputs, publish
+from harness.cli.publish import Outputs, publish, show
 from harness.cli.session import open_gate, port_versions, progress_bar
-from harness.model import visible
+from harness.model import Cell, visible
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from harness.gate import Gate
     from harness.port import Port
     from harness.report import PortInfo
@@ -26,26 +28,46 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from harness.evaluate import evaluate_all
-    from harness.report import Report, now
+    from harness.report import Report, now, port_info
     from harness.report.rerun import attach_reruns
 
     settings = settings_from(ports, given)
     ports = chosen(ports, settings)
     started = now()
-    with open_gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
-        task = progress.add_task("cells", total=len(settings.plan.cells()))
-        if gate.database is not None:
-            gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
-        aside = ThreadPoolExecutor(max_workers=1)
-        try:
-            about = aside.submit(_about, ports, gate)
-            cells = evaluate_all(ports, settings, gate, on_done=lambda cell: progress.update(task, advance=1, description=visible(cell.label)))
-        finally:  # stopped, the run waits for none of it; else for it below
-            aside.shutdown(wait=False)
-    infos, checkout, where = about.result()
+    finished: list[Cell] = []
+
+    def done(cell: Cell) -> None:
+        finished.append(cell)
+        progress.update(task, advance=1, description=visible(cell.label))
+
+    stopped: KeyboardInterrupt | None = None
+    about: Future[tuple[list[PortInfo], str | None, dict[str, Any]]] | None = None
+    try:
+        with open_gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
+            task = progress.add_task("cells", total=len(settings.plan.cells()))
+            if gate.database is not None:
+                gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
+            aside = ThreadPoolExecutor(max_workers=1)
+            try:
+                about = aside.submit(_about, ports, gate)
+                cells = evaluate_all(ports, settings, gate, on_done=done)
+            finally:  # stopped, the run waits for none of it; else for it below
+                aside.shutdown(wait=False)
+    except KeyboardInterrupt as interruption:  # Ctrl-C, SIGTERM: every report asked for is still written, of the cells that finished
+        stopped = interruption
+        order = {key: index for index, key in enumerate(settings.plan.cells())}
+        cells = sorted(finished.copy(), key=lambda cell: order.get((cell.port, cell.method, cell.n), len(order)))
+    if about is not None and (stopped is None or about.done() and about.exception() is None):
+        infos, checkout, where = about.result()
+    else:
+        infos, checkout, where = [port_info(port, {}) for port in ports], None, {}
     attach_reruns(cells, ports, settings, click.get_current_context().meta["shown_root"])
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
-    publish(report, Outputs.given(given))
+    if stopped is None:
+        publish(report, Outputs.given(given))
+    report.interrupted = signal_name(stopped)
+    show(report, Outputs.given(given))
+    raise stopped
 
 
 def _about(ports: list[Port], gate: Gate) -> tuple[list[PortInfo], str | None, dict[str, Any]]:

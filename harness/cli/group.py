@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -24,6 +25,19 @@ class ExitCode(enum.IntEnum):
     FAILED = 1
     USAGE = 2
     SIGNALLED = 128
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stop as for Ctrl-C, cleaning up, but exit as that signal says."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def signal_name(stopped: KeyboardInterrupt) -> str:
+    """The signal that stopped a run, by name: SIGINT for Ctrl-C."""
+    return signal.Signals(stopped.number).name if isinstance(stopped, Terminated) else "SIGINT"
 
 
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree

@@ -116,9 +116,14 @@ class Outputs:
 
 
 def publish(report: Report, outputs: Outputs) -> NoReturn:
-    """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise.
-    A form sent to standard output (``--format json``, or ``-`` for a file) sends the table to
-    standard error, so that what is piped is that form alone."""
+    """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+    finish(report.passed and show(report, outputs))
+
+
+def show(report: Report, outputs: Outputs) -> bool:
+    """Show the report and write its files; whether everything was written. A form sent to
+    standard output (``--format json``, or ``-`` for a file) sends the table to standard error, so
+    that what is piped is that form alone."""
     from harness.report.terminal import render
 
     piped = [name for name, path in outputs.files.items() if path == "-"]
@@ -137,4 +142,4 @@ def publish(report: Report, outputs: Outputs) -> NoReturn:
     for name, path in outputs.files.items():
         if path != "-":
             written &= write_file(path, text(name), WRITERS[name].what)
-    finish(report.passed and written)
+    return written

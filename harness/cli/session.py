@@ -3,9 +3,12 @@ console and progress bar, and the one cell that ``run`` and ``show`` ask for."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
@@ -26,6 +29,10 @@ if TYPE_CHECKING:
     from harness.report import Report, Versions
 
 
+HEARTBEAT_SECONDS = 10.0
+"""How often a run off a terminal says it is alive."""
+
+
 def terminal(stderr: bool = False) -> Console:
     """Where a command shows what it found: text from ports may look like rich's emoji codes
     (``:smile:``), which are shown as typed; nothing is coloured that the harness did not mean."""
@@ -34,28 +41,47 @@ def terminal(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, emoji=False)
 
 
-class _NoProgress:
-    """What stands for the progress bar off a terminal, where there is none to draw: rich's is not
-    even loaded, which would cost a run's start a hundredth of a second."""
+class _Heartbeat:
+    """What stands for the progress bar off a terminal (a CI log, a file): a line on standard error
+    every HEARTBEAT_SECONDS while cells run, saying how many are done, so that a long run is seen to
+    be alive; a run shorter than that prints none. rich is not even loaded."""
 
-    def __enter__(self) -> _NoProgress:
+    def __init__(self) -> None:
+        self._total = self._done = 0
+        self._last = ""
+        self._started = time.monotonic()
+        self._stopped = threading.Event()
+        self._beat = threading.Thread(target=self._beating, name="heartbeat", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._beat.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        pass
+        self._stopped.set()
 
     def add_task(self, description: str, total: int) -> TaskID:
+        self._total = total
         return cast("TaskID", 0)
 
     def update(self, task: TaskID, *, advance: int, description: str) -> None:
-        pass
+        self._done += advance
+        self._last = description
+
+    def _beating(self) -> None:
+        while not self._stopped.wait(HEARTBEAT_SECONDS):
+            elapsed = int(time.monotonic() - self._started)
+            last = f"; last: {self._last}" if self._last else ""
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(f"harness: {self._done} of {self._total} done after {elapsed // 60}:{elapsed % 60:02d}{last}\n")
+                sys.stderr.flush()
 
 
-def progress_bar() -> Progress | _NoProgress:
-    """A progress bar on stderr that leaves no trace when it is done, and none at all off a terminal.
+def progress_bar() -> Progress | _Heartbeat:
+    """A progress bar on stderr that leaves no trace when it is done, and off a terminal a heartbeat.
     Its descriptions are shown as typed: text from a port is no markup."""
     if not sys.stderr.isatty():
-        return _NoProgress()
+        return _Heartbeat()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(

@@ -65,6 +65,8 @@ class Report:
     """For a merged report, the runs it was made from (each one's times, commit, plan, options, machine)."""
     missing: list[str] = field(default_factory=list)
     """For a merged report, each part of the plans that no report holds: a port, a shard, a cell."""
+    interrupted: str | None = None
+    """What stopped the run before its plan was done (``SIGTERM``), if anything: its cells are those that finished."""
 
     @property
     def agreement(self) -> list[Agreement]:
@@ -74,7 +76,7 @@ class Report:
     @property
     def passed(self) -> bool:
         """Whether nothing planned is missing, every cell that ran passed and the ports agree."""
-        return not self.missing and succeeded(self.cells, self.agreement)
+        return not self.missing and not self.interrupted and succeeded(self.cells, self.agreement)
 
 
 def port_info(port: Port, versions: Versions) -> PortInfo:

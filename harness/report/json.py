@@ -67,6 +67,8 @@ def to_json(report: Report) -> dict[str, Any]:
             for group in report.agreement
         ],
     }
+    if report.interrupted:
+        data["interrupted"] = report.interrupted
     if report.command == "merge":
         data["missing"] = report.missing
         data["sources"] = report.sources
@@ -163,7 +165,7 @@ def from_json(data: Any, source: str) -> Report:
             command=data["command"], started=data["started"], finished=data["finished"], commit=data["commit"],
             plan=_plan_from_json(data["plan"]), options=dict(data["options"]), machine=dict(data["machine"]), ports=ports,
             methods=list(data["methods"]), cells=cells, harness=data["harness"], sources=list(data.get("sources", [])),
-            missing=list(data.get("missing", [])),
+            missing=list(data.get("missing", [])), interrupted=data.get("interrupted"),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ReportError(f"{source}: not a harness report of schema version {SCHEMA_VERSION} ({type(error).__name__}: {error})") from None

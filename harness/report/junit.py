@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from harness.model import Cell, Outcome, visible
 from harness.report import Report
-from harness.report.summary import one_line
+from harness.report.summary import one_line, summarise
 
 
 def junit(report: Report) -> str:
@@ -51,5 +51,8 @@ def junit(report: Report) -> str:
         absent.set("skipped", "0")
         for item in report.missing:
             ET.SubElement(ET.SubElement(absent, "testcase", classname="missing", name=item.partition(":")[0]), "failure", message=item)
+    if report.interrupted:
+        stopped = ET.SubElement(suites, "testsuite", name="interrupted", tests="1", failures="0", errors="1", skipped="0")
+        ET.SubElement(ET.SubElement(stopped, "testcase", classname="interrupted", name="run"), "error", message=summarise(report).verdict)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + visible(ET.tostring(suites, encoding="unicode")) + "\n"

@@ -145,7 +145,9 @@ def summarise(report: Report) -> View:
     ran = [cell for cell in cells if cell.outcome is not Outcome.SKIPPED]
     counts = collections.Counter(cell.outcome for cell in cells if offered(cell))
     tally = ", ".join(f"{counts[outcome]} {outcome.value}" for outcome in Outcome if counts[outcome]) or "none"
-    if report.missing:
+    if report.interrupted:
+        verdict = f"Interrupted by {report.interrupted} after {len(cells)} of {len(report.plan.cells())} cells ({tally})."
+    elif report.missing:
         verdict = f"Incomplete: not every part of the run has a report ({tally})."
     elif not ran:
         verdict = f"No cell ran ({tally})."
