@@ -1,9 +1,11 @@
-"""The gallery: a static site that shows, for each method, every port's code for it (only that code,
-as the manifest's [code] names it, highlighted by Pygments when the site is built), with its line
-count, the document it follows, its verdict over the report's n and its time at the largest n; a
-compare view of two or three ports side by side for one method, by address
-(``#compare/recursive/python,prolog``); and what each port prints for a small n beside the moves
-the harness reads from it. The report page (report/html.py) is written beside it, and the gallery reuses
+"""The gallery: a static site that opens on an index of the languages (one row a port: its summary,
+and for each method its verdict over the report's n, its time at the largest n and its lines of
+code) and shows any method's code in the languages a reader picks, side by side, by an address that
+can be shared (``#compare/recursive/python,c,haskell``). Each port's code for a method is only that
+code, as the manifest's [code] names it, highlighted by Pygments when the site is built, with its
+document, its verdict and what it prints for a small n beside the moves the harness reads from it.
+A catalogue of many ports is never one long page: each (port, method) card waits in a template
+until it is picked. The report page (report/html.py) is written beside it, and the gallery reuses
 its board, script and style: any cell opens on the same board, in the gallery or on the page.
 
 Like the page, the site needs nothing but a browser: every part of it is inline, a
@@ -15,18 +17,20 @@ its sources) reaches the markup escaped, and its code is read from its own folde
 from __future__ import annotations
 
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pygments import highlight
+import pygments
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.token import Token
 from pygments.util import ClassNotFound
 
 from harness.evaluate import evaluate, evaluate_all
 from harness.gate import Gate
-from harness.model import METHODS, Cell, Move, Outcome, span, visible
+from harness.model import METHODS, Cell, Move, Outcome, span, utf8_safe, visible
 from harness.port import Port
 from harness.regions import Code
 from harness.report import Report, now, port_info, versions_said
@@ -109,64 +113,158 @@ def site(report: Report, ports: list[Port], samples: Samples) -> dict[str, str]:
     return {REPORT_PAGE: page(report), INDEX: gallery(report, ports, samples)}
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """A port's method over the report's n: in a sign and its worst outcome (``short``, for the
+    index), the same with the n of each outcome (``said``, for its card), and the outcome's class."""
+
+    short: str
+    said: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the gallery shows of the ports: their names, the methods, each port's manifest where it is
+    here, and each port's cells of a method in order of n, grouped once for every row and card."""
+
+    names: list[str]
+    methods: list[str]
+    ports: dict[str, Port]
+    cells: dict[tuple[str, str], list[Cell]]
+
+
 def gallery(report: Report, ports: list[Port], samples: Samples) -> str:
     """The gallery page, every part of it inline."""
     formatter = HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", wrapcode=True)
     style = "\n".join([web("page.css"), web("gallery.css"), formatter.get_style_defs(".highlight")])
     scripts = [web("page.js"), web("gallery.js")]
-    by_name = {port.name: port for port in ports}
-    names = sorted({*by_name, *(info.name for info in report.ports)})
-    methods = [method for method in METHODS if method in report.methods or any(method in port.methods for port in ports)]
-    views = [_method_view(method, names, by_name, report, samples) for method in methods]
+    shown = _shown(report, ports)
     parts = {
         "csp": policy(scripts, [style]),
         "style": style,
         "scripts": "".join(f"<script>{script}</script>\n" for script in scripts),
         "viewer": web("viewer.html"),
         "data": data(report),
-        "header": _header(report, methods),
-        "views": "\n".join(views),
-        "compare": _compare(methods, names),
+        "header": _header(report, shown.methods),
+        "languages": _languages(report, shown),
+        "compare": _compare(shown),
+        "cards": "\n".join(_card(method, name, shown, samples.get((name, method))) for method in shown.methods for name in shown.names),
     }
     template = web("gallery.html")
     return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
 
 
+def _shown(report: Report, ports: list[Port]) -> Shown:
+    by_name = {port.name: port for port in ports}
+    names = sorted({*by_name, *(info.name for info in report.ports)})
+    methods = [method for method in METHODS if method in report.methods or any(method in port.methods for port in ports)]
+    cells: dict[tuple[str, str], list[Cell]] = {}
+    for cell in sorted(report.cells, key=lambda cell: cell.n):
+        cells.setdefault((cell.port, cell.method), []).append(cell)
+    return Shown(names, methods, by_name, cells)
+
+
+def _compare_address(method: str, names: list[str]) -> str:
+    """The compare view of these ports' code for one method, as its script writes it: each name
+    encoded, so that a comma or a slash in one cannot split it."""
+    return f"#compare/{method}/" + ",".join(urllib.parse.quote(utf8_safe(name), safe="") for name in names)
+
+
 def _header(report: Report, methods: list[str]) -> str:
     ns = sorted({cell.n for cell in report.cells})
     ran = f"n = {span(ns)}" if ns else "no cells"
-    links = "".join(f'<li><a href="#method/{method}">{method}</a></li>' for method in methods)
+    links = "".join(f'<li><a href="#compare/{method}/" data-method-link="{method}">{method}</a></li>' for method in methods)
     return "\n".join([
         "<header>",
-        '<a class="skip" href="#views">Skip to the code</a>',
+        '<a class="skip" href="#views">Skip to the content</a>',
         "<h1>The Tower of Hanoi, port by port</h1>",
         "<p>Every method's code in every port, only the code that implements it, beside its verdict, its time, and what it prints."
         f" Verified over {text(ran)} by <code>harness {text(report.command)}</code>, finished {text(report.finished)},"
         f" at commit {text(report.commit or 'unknown')}."
         f' The full report, every cell on its board: <a href="{REPORT_PAGE}">{REPORT_PAGE}</a>.</p>',
-        f'<nav aria-label="Views"><ul><li><a href="#all">all methods</a></li>{links}<li><a href="#compare">compare ports</a></li></ul></nav>',
+        f'<nav aria-label="Views"><ul><li><a href="#languages">languages</a></li><li class="methods">compare:<ul>{links}</ul></li></ul></nav>',
         "</header>",
     ])
 
 
-def _method_view(method: str, names: list[str], ports: dict[str, Port], report: Report, samples: Samples) -> str:
-    entries = [_entry(method, name, ports.get(name), report, samples.get((name, method))) for name in names]
+def _languages(report: Report, shown: Shown) -> str:
+    """The index: one row a port, its summary, and for each method its verdict, its time at the
+    largest n and its lines of code, each a link to that method's code in the compare view."""
+    summaries = {info.name: info.summary for info in report.ports}
+    ns = sorted({cell.n for cell in report.cells})
+    columns = "".join(f'<th scope="col"><a href="#compare/{method}/" data-method-link="{method}">{method}</a></th>' for method in shown.methods)
+    rows = []
+    for name in shown.names:
+        port = shown.ports.get(name)
+        summary = port.summary if port is not None else summaries.get(name, "")
+        head = f'<th scope="row"><span class="name">{text(name)}</span>' + (f'<span class="summary">{text(summary)}</span>' if summary else "") + "</th>"
+        rows.append(f"<tr>{head}" + "".join(_index_cell(method, name, port, shown, ns[-1] if ns else None) for method in shown.methods) + "</tr>")
     return "\n".join([
-        f'<section class="method" id="method-{method}" data-method="{method}" aria-labelledby="method-{method}-title">',
-        f'<h2 id="method-{method}-title" tabindex="-1">{method}</h2>',
-        f"<p>{text(PUZZLES[method])}</p>",
-        '<div class="entries">',
-        *entries,
-        "</div>",
+        '<section id="languages" aria-labelledby="languages-title">',
+        '<h2 id="languages-title" tabindex="-1">Languages</h2>',
+        f"<p>One row a port. For each method: its verdict over {text(f'n = {span(ns)}' if ns else 'no n')}, its time at the largest n,"
+        " and the lines of its code; each opens that code in the compare view, where more languages can be picked beside it.</p>",
+        '<div class="scroll" role="region" aria-labelledby="languages-title" tabindex="0"><table id="index">',
+        f'<thead><tr><th scope="col">language</th>{columns}</tr></thead>',
+        "<tbody>",
+        *rows,
+        "</tbody></table></div>",
         "</section>",
     ])
 
 
-def _entry(method: str, name: str, port: Port | None, report: Report, kept: Sample | None) -> str:
-    """One port's card for one method: its facts, its code, and what it printed."""
-    cells = sorted((cell for cell in report.cells if cell.port == name and cell.method == method), key=lambda cell: cell.n)
-    verdict, outcome = _verdict(cells)
-    facts = [("verdict", f'<span class="{outcome}">{text(verdict)}</span>')]
+def _index_cell(method: str, name: str, port: Port | None, shown: Shown, largest_n: int | None) -> str:
+    cells = shown.cells.get((name, method), [])
+    verdict = _verdict(cells)
+    offers = port is None or (port.manifest_error is None and method in port.methods)
+    if not offers and verdict.outcome == "skipped":
+        return f'<td class="skipped">{text(verdict.short)}</td>'
+    said = [text(verdict.short)]
+    largest = cells[-1] if cells else None
+    if largest is not None and largest.outcome in (Outcome.PASS, Outcome.FAIL):
+        said.append(f"{largest.seconds:.3f} s" + (f" at n = {largest.n}" if largest.n != largest_n else ""))
+    code = port.code.get(method) if port is not None else None
+    said.append(f"{code.lines} line{'s' * (code.lines != 1)}" if code is not None else "no code here")
+    return f'<td class="{verdict.outcome}"><a href="{text(_compare_address(method, [name]))}">' + "".join(f"<span>{part}</span>" for part in said) + "</a></td>"
+
+
+def _compare(shown: Shown) -> str:
+    """The compare view: a method, the languages to show, and the chosen ports' cards side by side,
+    which its script takes from their templates."""
+    methods = "".join(
+        f'<label><input type="radio" name="method" value="{method}"{" checked" * (index == 0)}> {method}</label>'
+        for index, method in enumerate(shown.methods)
+    )
+    ports = "".join(f'<li><label><input type="checkbox" name="port" value="{text(name)}"> {text(name)}</label></li>' for name in shown.names)
+    puzzles = "".join(
+        f'<p class="puzzle" data-method="{method}"{" hidden" * (index > 0)}>{text(PUZZLES[method])}</p>' for index, method in enumerate(shown.methods)
+    )
+    return "\n".join([
+        '<section id="compare" aria-labelledby="compare-title">',
+        '<h2 id="compare-title" tabindex="-1">Compare</h2>',
+        "<p>One method's code in the languages picked here, side by side. The address names them, "
+        "<code>#compare/recursive/python,c,haskell</code>, so it can be shared.</p>",
+        '<form id="compare-form">',
+        f'<fieldset class="method-choice"><legend>Method</legend>{methods}</fieldset>',
+        '<details id="picker" open><summary>Languages: <span id="picked">none chosen</span></summary>',
+        f'<fieldset class="port-choice"><legend>Languages to show side by side</legend><ul>{ports}</ul>'
+        '<button type="button" id="compare-clear">clear</button></fieldset>',
+        "</details>",
+        "</form>",
+        puzzles,
+        '<p id="compare-status" role="status"></p>',
+        '<div id="compare-view" class="entries side"></div>',
+        "</section>",
+    ])
+
+
+def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> str:
+    """One port's card for one method, in a template until it is picked: its facts, its code, and what it printed."""
+    port = shown.ports.get(name)
+    cells = shown.cells.get((name, method), [])
+    verdict = _verdict(cells)
+    facts = [("verdict", f'<span class="{verdict.outcome}">{text(verdict.said)}</span>')]
     largest = cells[-1] if cells else None
     if largest is not None:
         timed = f"{largest.seconds:.3f} s" if largest.outcome in (Outcome.PASS, Outcome.FAIL) else f"{largest.outcome.value}: {largest.detail}"
@@ -181,32 +279,34 @@ def _entry(method: str, name: str, port: Port | None, report: Report, kept: Samp
     links = []
     if largest is not None:
         links.append(f'<a href="{REPORT_PAGE}{text(address(largest))}">its cells on the report page</a>')
-        shown = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
-        links.append(f'<a href="{text(address(shown, 0))}" data-replay>replay n = {shown.n} here</a>')
+        replayed = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
+        links.append(f'<a href="{text(address(replayed, 0))}" data-replay>replay n = {replayed.n} here</a>')
     return "\n".join([
+        f'<template data-port="{text(name)}" data-method="{method}">'
         f'<article class="entry" data-port="{text(name)}" data-method="{method}" aria-label="{text(name)}, {method}">',
         f"<h3>{text(name)}</h3>",
         '<dl class="facts">' + "".join(f"<dt>{term}</dt><dd>{said}</dd>" for term, said in facts) + "</dl>",
         f'<p class="links">{" · ".join(links)}</p>' if links else "",
         _code(name, method, port, code),
         _sample(method, port, kept),
-        "</article>",
+        "</article></template>",
     ])
 
 
-def _verdict(cells: list[Cell]) -> tuple[str, str]:
+def _verdict(cells: list[Cell]) -> Verdict:
     """The outcome of a port's method over the report's n, in a sign and words, and its class."""
     if not cells:
-        return "– not in the report", "skipped"
+        return Verdict("– not run", "– not in the report", "skipped")
     if not any(offered(cell) for cell in cells):
-        return "– not offered", "skipped"
+        return Verdict("– not offered", "– not offered", "skipped")
     counts = {outcome: [cell.n for cell in cells if cell.outcome is outcome] for outcome in Outcome}
     worst = next((outcome for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS) if counts[outcome]), Outcome.SKIPPED)
+    short = f"{MARK[worst]} {worst.value}"
     said = [f"{outcome.value} for n = {span(counts[outcome])}" for outcome in Outcome if counts[outcome]]
     cells_said = f" ({len(cells)} cell{'s' * (len(cells) != 1)})"
     if len(said) == 1:
-        return f"{MARK[worst]} {said[0]}{cells_said}", worst.value
-    return f"{MARK[worst]} {worst.value}: " + "; ".join(said) + cells_said, worst.value
+        return Verdict(short, f"{MARK[worst]} {said[0]}{cells_said}", worst.value)
+    return Verdict(short, f"{short}: " + "; ".join(said) + cells_said, worst.value)
 
 
 def _lexer(port: Port, code: Code) -> Lexer:
@@ -232,10 +332,17 @@ def _code(name: str, method: str, port: Port | None, code: Code | None) -> str:
     parts = []
     for part in code.spans:
         formatter = HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", linenostart=part.first, wrapcode=True)
-        parts.append(highlight("\n".join(part.lines) + "\n", lexer, formatter))
+        parts.append(_highlighted("\n".join(part.lines) + "\n", lexer, formatter))
     label = f"{name}'s {method} code, {lexer.name}"
     gap = '<p class="gap" aria-hidden="true">⋮</p>'
     return f'<div class="code" role="region" tabindex="0" aria-label="{text(label)}">{gap.join(parts)}</div>'
+
+
+def _highlighted(source: str, lexer: Lexer, formatter: HtmlFormatter) -> str:
+    """The code as Pygments' HTML, with its spaces bare: a span around each run of them, which shows
+    nothing, was a fifth of the gallery's weight."""
+    tokens = ((Token.Text if kind in Token.Text.Whitespace or kind in Token.Whitespace else kind, value) for kind, value in pygments.lex(source, lexer))
+    return str(pygments.format(tokens, formatter))
 
 
 def _sample(method: str, port: Port | None, kept: Sample | None) -> str:
@@ -253,26 +360,4 @@ def _sample(method: str, port: Port | None, kept: Sample | None) -> str:
         f'<figure><figcaption>printed</figcaption><pre tabindex="0">{text(printed)}</pre></figure>',
         f'<figure><figcaption>moves read: DISK SRC DST</figcaption><pre tabindex="0">{text(moves)}</pre></figure>',
         "</div></details>",
-    ])
-
-
-def _compare(methods: list[str], names: list[str]) -> str:
-    """The compare view's form; its script puts the chosen ports' cards side by side."""
-    method_options = "".join(f'<option value="{method}">{method}</option>' for method in methods)
-    port_options = "".join(f'<option value="{text(name)}">{text(name)}</option>' for name in names)
-    pickers = "".join(
-        f'<label>port {index + 1} <select id="compare-port-{index}">'
-        + ('<option value="">none</option>' if index == 2 else "") + port_options + "</select></label>"
-        for index in range(3)
-    )
-    return "\n".join([
-        '<section id="compare" aria-labelledby="compare-title">',
-        '<h2 id="compare-title" tabindex="-1">Compare ports</h2>',
-        "<p>Two or three ports side by side for one method. The address names the comparison, "
-        "<code>#compare/recursive/python,prolog</code>, so it can be shared.</p>",
-        f'<form id="compare-form"><label>method <select id="compare-method">{method_options}</select></label>{pickers}'
-        '<button type="submit">Compare</button></form>',
-        '<p id="compare-status" role="status"></p>',
-        '<div id="compare-view" class="entries side"></div>',
-        "</section>",
     ])
