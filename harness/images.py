@@ -109,15 +109,17 @@ _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def port_image(client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = ()) -> str:
+def port_image(client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = (), server: bool = False) -> str:
     """The tag of the port's image, building it first unless an image of this very recipe and base
-    is there already: the folder's own Containerfile, else the base with the Debian packages that
-    provide ``requires``. Cells of one port that ask at once wait for one build."""
+    is there already: the folder's own Containerfile, else the base with Debian's PostgreSQL for a
+    port that runs in a ``server``, or with the Debian packages that provide ``requires``. Each is
+    one layer of packages on the one base, which every image shares. Cells of one port that ask at
+    once wait for one build."""
     own = folder / CONTAINERFILE
     if own.is_file():
         recipe, context = own.read_text(encoding="utf-8", errors="replace"), folder
     else:
-        recipe, context = packages_containerfile(name, requires), None
+        recipe, context = POSTGRESQL_CONTAINERFILE if server else packages_containerfile(name, requires), None
     base = base_image(client)
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
@@ -140,6 +142,19 @@ def image_name(port: str) -> str:
     slug = "-".join(re.findall("[a-z0-9]+", port.lower()))[:SLUG_CHARS]
     digest = hashlib.sha256(os.fsencode(port)).hexdigest()[:12]
     return f"{IMAGE_REPOSITORY}/{slug}-{digest}" if slug else f"{IMAGE_REPOSITORY}/{digest}"
+
+
+POSTGRESQL_CONTAINERFILE = """\
+ARG BASE=debian:bookworm-slim
+FROM ${BASE}
+RUN apt-get update \\
+ && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- postgresql \\
+ && rm -rf /var/lib/apt/lists/* \\
+ && ln -s /usr/lib/postgresql/*/bin /usr/lib/postgresql/bin
+ENV PATH=/usr/lib/postgresql/bin:$PATH
+"""
+"""The image of a port that runs in PostgreSQL and brings no Containerfile: Debian's server, its
+programs on PATH, run by the harness as the ``postgres`` user the package makes."""
 
 
 def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:

@@ -4,6 +4,7 @@ loading, and the three ways the harness reaches a server (embedded, a DSN, a con
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -375,6 +376,20 @@ def test_compare_in_a_container(tmp_path, docker_engine, run_tmpdir):
     assert report["ports"]["sql"]["versions"]["postgresql"].endswith("(docker)")
     for cell in report["cells"]:
         assert (cell["outcome"], cell["digest"]) == ("pass", reference_digest(cell["n"], cell["method"]))
+    assert port_containers(run_tmpdir) == set(), "a PostgreSQL container outlived the run"
+
+
+@pytest.mark.docker
+def test_a_port_in_postgresql_without_a_containerfile_gets_debians_server_in_containers(tmp_path, docker_engine, run_tmpdir):
+    """A contributor's SQL port brings its SQL and its manifest, no recipe for a server: in containers
+    it runs in a standard PostgreSQL image, as it runs in the other modes."""
+    root = tmp_path / "ports"
+    (root / "plpgsql").mkdir(parents=True)
+    for name in ("hanoi.sql", "language.toml"):
+        shutil.copy2(ROOT / "sql" / name, root / "plpgsql" / name)
+    done, report = compare_json(tmp_path, "--n", "0-5", "--isolation", "container", root=root, tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {(cell["outcome"], cell["digest"] == reference_digest(cell["n"], cell["method"])) for cell in report["cells"]} == {("pass", True)}
     assert port_containers(run_tmpdir) == set(), "a PostgreSQL container outlived the run"
 
 

@@ -405,7 +405,9 @@ class Container:
             + " ".join(f"-c {setting}" for setting in THROWAWAY_SETTINGS)
         )
         try:
-            image = engine.call(f"making the image of {self._port.name}", port_image, engine.client, self._port.name, self._port.folder, self._port.requires)
+            image = engine.call(
+                f"making the image of {self._port.name}", port_image, engine.client, self._port.name, self._port.folder, self._port.requires, server=True,
+            )
             self._container = engine.call(
                 "starting the PostgreSQL container", engine.client.containers.run,
                 image, ["sh", "-c", script], detach=True, init=True, user=ADMINISTRATOR, network_mode="none", read_only=True,
