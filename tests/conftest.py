@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -36,6 +37,9 @@ FAKE_PORTS = Path(__file__).resolve().parent / "fake_ports"
 PORTS = {port.name: port for port in discover(ROOT)}
 """The project's ports, found as the harness finds them: a new folder with a manifest joins every test."""
 REAL_PORTS = tuple(PORTS)
+HEADLINE = tuple(re.search(r"^HEADLINE \?= (.+)$", (ROOT / "Makefile").read_text(), re.MULTILINE).group(1).split(","))
+"""The ports `make compare` installs and runs, as the Makefile names them: those the tests also run
+in containers, whose images the whole catalogue's would cost a test run too much to build."""
 OFFERED = [(name, method) for name, port in PORTS.items() for method in port.methods]
 """Each (port, method) its manifest lists."""
 REPORT_SCHEMA = json.loads((ROOT / "harness" / "report.schema.json").read_text())
