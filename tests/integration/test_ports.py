@@ -14,10 +14,11 @@ from harness.model import METHODS, Outcome
 
 NS = range(11)
 TAKES_METHOD_N = [
-    (name, method) for name, port in PORTS.items() if not port.query
-    for method in port.methods if port.program(method).command[-2:] == ("{method}", "{n}")
+    (name, taking[0]) for name, port in PORTS.items() if not port.query
+    if (taking := [method for method in port.methods if port.program(method).command[-2:] == ("{method}", "{n}")])
 ]
-"""Each port and method whose program takes the method and n as its last two arguments, as SPEC.md suggests."""
+"""Each port whose program takes the method and n as its last two arguments, as SPEC.md suggests,
+with the first method it does so for: one program, so one way of refusing bad input, a port."""
 
 
 @pytest.mark.parametrize("port, method", OFFERED)
