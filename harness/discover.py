@@ -51,6 +51,9 @@ SOURCE_URL = re.compile(r"https?://[^\s\"'<>\\`]{1,2000}")
 """Where a document is found: a web address, nothing a page or a shell could read otherwise."""
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
+PLACEHOLDERS = ("{method}", "{n}", "{build}", "{binary}")
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+"""What reads as a placeholder in a command: a misspelt one ({methd}) would reach the program as it is."""
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
@@ -246,6 +249,11 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
         if stdin is not None and (not isinstance(stdin, str) or not command):
             raise ManifestError("'stdin' is a string, fed to the program that 'command' runs", "stdin")
         words = " ".join(command + build_parts) + (stdin or "")
+        if unknown := sorted(set(PLACEHOLDER.findall(words)) - set(PLACEHOLDERS)):
+            raise ManifestError(
+                f"'command', 'build' or 'stdin' uses {unknown[0]}, which the harness does not fill in; it fills in {', '.join(PLACEHOLDERS)}",
+                value=unknown[0],
+            )
         if command and "{n}" not in words:
             raise ManifestError(
                 "'command', 'build' or 'stdin' must use {n}, the number of discs"

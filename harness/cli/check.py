@@ -24,6 +24,8 @@ def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
     given = paths or (Path(os.path.relpath(ctx.meta["root"])),)
     manifests: dict[Path, None] = {}  # in order, each once
     for path in given:
+        if path.is_file() and path.name != MANIFEST:
+            raise click.UsageError(f"{visible(str(path))} is not a {MANIFEST}: give a manifest, a port's folder or a folder of ports")
         inside = path / MANIFEST
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:

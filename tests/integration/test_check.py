@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, checkout_copy, harness, run_folder
+from conftest import REAL_PORTS, ROOT, checkout_copy, harness, run_folder
 
 PORT = """\
 summary = "a port whose every step would leave a mark"
@@ -52,7 +52,7 @@ def ports(tmp_path: Path, **manifests: str) -> Path:
 
 def test_this_repository_is_sound():
     done = harness("check")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "5 of 5 manifests sound\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{len(REAL_PORTS)} of {len(REAL_PORTS)} manifests sound\n", "")
 
 
 def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_path):
@@ -66,7 +66,8 @@ def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_
 @pytest.mark.parametrize(
     "change, line, problem",
     [
-        (('"{{n}}"]', '"{{count}}"]'), None, "'command', 'build' or 'stdin' must use {n}"),
+        (('"{{n}}"]', '"{{count}}"]'), 4, "'command', 'build' or 'stdin' uses {count}, which the harness does not fill in"),
+        (('"{{n}}"]', '"count"]'), None, "'command', 'build' or 'stdin' must use {n}"),
         (("(?P<src>", "^(?P<src>"), 11, "can never match: '^' or '\\A' comes after text"),
         (("[[requires]]", "[[requires]]\ninstal = 'apt-get install sh'"), 7, "[[requires]] unknown key 'instal'"),
         (('methods = ["recursive"]', 'methods = ["recursive"]\nsource = [{{ title = "notes" }}]'), 3, "[[source]] 'author' must say, in words"),
@@ -98,6 +99,10 @@ def test_nothing_is_built_run_started_or_asked(tmp_path):
 def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
     done = harness("check", str(tmp_path))
     assert done.returncode == 2 and f"no manifests in {tmp_path}" in done.stderr, done.stderr
+    program = tmp_path / "hanoi.rb"
+    program.write_text("puts 1\n")
+    not_a_manifest = harness("check", str(program))
+    assert not_a_manifest.returncode == 2 and "hanoi.rb is not a language.toml" in not_a_manifest.stderr, not_a_manifest.stderr
     missing = harness("check", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
 

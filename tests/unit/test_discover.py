@@ -361,3 +361,8 @@ def test_every_port_of_this_repository_names_the_documents_it_follows():
         assert all(source.title and source.author and source.published and source.terms for source in port.sources)
         assert {method for source in port.sources for method in source.methods} <= set(port.methods)
         assert any("cyclic" in source.methods and source.title.startswith("Cyclic Tower of Hanoi") for source in port.sources), name
+
+
+def test_a_misspelt_placeholder_is_named(tmp_path):
+    port = port_from(tmp_path, GOOD.replace('command = ["{binary}", "{method}", "{n}"]', 'command = ["{binary}", "{methd}", "{n}"]', 1))
+    assert port.manifest_error is not None and "uses {methd}, which the harness does not fill in" in port.manifest_error, port.manifest_error
