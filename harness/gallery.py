@@ -260,7 +260,9 @@ def _compare(shown: Shown) -> str:
 
 
 def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> str:
-    """One port's card for one method, in a template until it is picked: its facts, its code, and what it printed."""
+    """One port's card for one method, in a template until it is picked: its facts, its code, the
+    documents it follows, and what it printed. The facts above the code are a few short lines in
+    every card, so that the code of the cards side by side starts at about the same height."""
     port = shown.ports.get(name)
     cells = shown.cells.get((name, method), [])
     verdict = _verdict(cells)
@@ -274,8 +276,7 @@ def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> str:
         where = ", ".join(f"{first}–{last}" if first != last else str(first) for first, last in ((s.first, s.last) for s in code.spans))
         facts.append(("code", f"{code.lines} lines: {text(str(code.path))}, line{'s' * (code.lines > 1)} {text(where)}"))
     followed = [source for source in (port.sources if port else ()) if method in source.methods]
-    if followed:
-        facts.append(("follows", "<br>".join(cited(source) for source in followed)))
+    follows = '<dl class="facts"><dt>follows</dt><dd>' + "<br>".join(cited(source) for source in followed) + "</dd></dl>" if followed else ""
     links = []
     if largest is not None:
         links.append(f'<a href="{REPORT_PAGE}{text(address(largest))}">its cells on the report page</a>')
@@ -288,6 +289,7 @@ def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> str:
         '<dl class="facts">' + "".join(f"<dt>{term}</dt><dd>{said}</dd>" for term, said in facts) + "</dl>",
         f'<p class="links">{" · ".join(links)}</p>' if links else "",
         _code(name, method, port, code),
+        follows,
         _sample(method, port, kept),
         "</article></template>",
     ])

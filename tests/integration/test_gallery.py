@@ -53,6 +53,8 @@ FAILING = ("erlang", "iterative")
 """It breaks a rule at the two largest n."""
 TIMED_OUT = ("julia", "cyclic")
 """It runs out of time at the largest n."""
+FOLLOWS = ("python", '[[source]]\ntitle = "Tower of Hanoi"\nauthor = "a test"\npublished = "nowhere"\nterms = "none"\nmethods = ["recursive"]\n')
+"""The one port that names a document it follows, for one method."""
 PROGRAM = '''"""The one program behind every port of the catalogue: the optimal moves, in words."""
 import sys
 
@@ -120,6 +122,7 @@ def write_catalogue(root: Path, names: tuple[str, ...] = tuple(CATALOGUE)) -> Pa
             + "".join(f'{method} = "{file}#{method}"\n' for method in methods)
             + '\n[[requires]]\nexecutable = "python3"\nversion = ["python3", "--version"]\n\n'
             "[output]\npatterns = ['Move disc (?P<disk>\\d+) from (?P<src>\\d) to (?P<dst>\\d)']\npegs = [\"0\", \"1\", \"2\"]\n"
+            + ("\n" + FOLLOWS[1] if name == FOLLOWS[0] else "")
         )
     return root
 
@@ -257,6 +260,11 @@ def test_a_shared_address_shows_the_chosen_ports_code_side_by_side(browser, cata
         assert "verdict\n✓ pass for n = 0-10 (11 cells)" in facts, facts
         assert re.search(r"time at n = 10\n\d+\.\d{3} s", facts), facts
         assert f"code\n{expected.lines} lines: {expected.path}, lines " in facts
+        follows = entry.find_elements("css selector", ".code + dl.facts")
+        if (name, method) == ("python", "recursive"):
+            assert follows[0].text == 'follows\n"Tower of Hanoi", by a test; published: nowhere; terms: none', "below the code, which starts level"
+        else:
+            assert follows == []
     link = card(browser, chosen[0]).find_element("link text", "its cells on the report page")
     assert link.get_attribute("href") == (catalogue.site / "report.html").as_uri() + f"#{chosen[0]}/{method}/10"
     link.click()
