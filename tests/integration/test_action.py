@@ -1,6 +1,7 @@
 """The action run whole, as a runner runs a composite action for a second repository's workflow: its
 steps in order, each `if:` decided, `${{ }}` filled in from the inputs, the runner and the steps
-before, outputs read back from $GITHUB_OUTPUT, the harness installed for real with pip. That
+before, outputs read back from $GITHUB_OUTPUT, the harness installed for real with pip (from a
+copy of the checkout, as the runner has the action's own). That
 repository holds three correct ports and one whose tool no runner has (its apt-get fails): the run
 must still end in a verdict and an uploaded report, naming the missing tool."""
 
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, checkout_copy
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -49,6 +50,7 @@ class Runner:
     workspace: Path
     temp: Path
     path: str
+    action: Path
     job: str = "verify"
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)
     uploads: dict[str, list[str]] = field(default_factory=dict)
@@ -66,7 +68,7 @@ class Runner:
             found = self.steps.get(step, {})
             return found.get("outputs", {}).get(name, "") if kind == "outputs" else found.get("outcome", "")
         context = {
-            "runner.temp": str(self.temp), "runner.os": "Linux", "runner.arch": "X64", "github.job": self.job, "github.action_path": str(ROOT),
+            "runner.temp": str(self.temp), "runner.os": "Linux", "runner.arch": "X64", "github.job": self.job, "github.action_path": str(self.action),
         }
         return context[expression]
 
@@ -159,7 +161,7 @@ def python3_version(path: str, job_path: list[str]) -> str:
 @pytest.mark.slow
 def test_a_missing_tool_still_ends_in_a_verdict_and_a_report(tmp_path, second_repository):
     path = runner_path(tmp_path)
-    first = Runner(second_repository, tmp_path / "temp-first", path)
+    first = Runner(second_repository, tmp_path / "temp-first", path, checkout_copy(tmp_path / "action"))
     first.temp.mkdir()
     before = python3_version(path, [])
     said = first.run({"n": "0-3", "isolation": "subprocess"})
