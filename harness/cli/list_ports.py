@@ -66,10 +66,15 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
     finish(not broken)
 
 
+LIST_SCHEMA_VERSION = 1
+"""The version of list.schema.json that ``--format json`` follows: a reader can tell a form it does not know."""
+
+
 def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
     """The ports as data, for CI: what each needs installed (``debian``: the packages its manifest's
-    [[requires]] name), whether it runs in PostgreSQL."""
+    [[requires]] name), whether it runs in PostgreSQL; in the form harness/list.schema.json gives."""
     return {
+        "schema_version": LIST_SCHEMA_VERSION,
         "ports": [
             {
                 "name": port.name,

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conftest import FAKE_PORTS, REAL_PORTS, ROOT, harness, suite
@@ -54,7 +55,9 @@ def test_the_port_jobs_come_from_harness_list():
 
     listed = harness("list", "--format", "json")
     assert listed.returncode == 0, listed.stderr
-    ports = {port["name"]: port for port in json.loads(listed.stdout)["ports"]}
+    data = json.loads(listed.stdout)
+    jsonschema.validate(data, json.loads((ROOT / "harness" / "list.schema.json").read_text()))
+    ports = {port["name"]: port for port in data["ports"]}
     assert set(REAL_PORTS) <= set(ports)
     assert ports["prolog"]["debian"] == ["swi-prolog-nox"] and ports["cpp"]["debian"] == ["g++"]
     assert ports["sql"]["postgresql"] is True and ports["sql"]["debian"] == []
