@@ -254,7 +254,7 @@ def _compare(shown: Shown) -> str:
         "</form>",
         puzzles,
         '<p id="compare-status" role="status"></p>',
-        '<div id="compare-view" class="entries side"></div>',
+        '<div id="compare-view" class="entries"></div>',
         "</section>",
     ])
 

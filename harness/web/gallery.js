@@ -27,6 +27,13 @@
       return null;
     }
   };
+  // The board's script (page.js) writes the address of the move it shows a moment after showing it:
+  // a board hidden within that moment would write it over the view's. Its writes go through only
+  // while the board shows; the gallery's own go through the browser's.
+  const replaceAddress = history.replaceState.bind(history);
+  history.replaceState = (...given) => {
+    if (!viewer.hidden) replaceAddress(...given);
+  };
   const addressOf = (method, ports) => `#compare/${encodeURIComponent(method)}/${ports.map(encodeURIComponent).join(",")}`;
 
   function showOnly(shown) {
@@ -34,7 +41,7 @@
     for (const view of [languages, compare]) view.classList.toggle("away", view !== shown);
   }
 
-  // A replay that plays on out of sight would write its cell's address over the view's: it stops.
+  // A replay out of sight stops: it would play on for no one.
   function hideBoard() {
     if ($("play").textContent.startsWith("⏸")) $("play").click();
     viewer.hidden = true;
@@ -65,7 +72,7 @@
   // A change of the picker: the view follows at once, and the address with it, in place, so that
   // the back button leaves the view rather than undoing each tick.
   function choose(method, ports) {
-    history.replaceState(null, "", addressOf(method, ports));
+    replaceAddress(null, "", addressOf(method, ports));
     hideBoard();
     render(method, ports);
   }
@@ -89,7 +96,7 @@
       comparing(methods.includes(method) ? method : state.method, ports, focus);
     } else if (first === "method" && methods.includes(method)) {
       // An older address, of one method in every port: that method, in the languages chosen so far.
-      history.replaceState(null, "", addressOf(method, state.ports));
+      replaceAddress(null, "", addressOf(method, state.ports));
       comparing(method, state.ports, focus);
     } else if (cell && methods.includes(cell[2]) && !viewer.hidden) {
       const ports = state.ports.includes(cell[1]) ? state.ports : [...state.ports, cell[1]];

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -324,9 +325,12 @@ def test_a_cell_replays_on_the_pages_board_beside_the_chosen_code_by_keyboard(br
     ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
     assert shown(browser)[1] == f"move 1 of 31: {describe(next(iter(METHODS['recursive'].reference(5))))}"
     assert [copy.get_attribute("data-port") for copy in cards(browser)] == ["prolog", "python"], "the chosen code stays beside the board"
+    ActionChains(browser).send_keys(Keys.SPACE).perform()  # it plays on
     visit(browser, "#method/binary")  # an older address: that method, in the languages chosen
     assert hash_of(browser) == "#compare/binary/prolog,python"
     assert not browser.find_element("id", "viewer").is_displayed()
+    time.sleep(1)
+    assert hash_of(browser) == "#compare/binary/prolog,python", "the replay stopped, out of sight, and wrote no address"
     opened(browser, catalogue.site / "index.html", "#julia/cyclic/3@2")
     assert browser.find_element("id", "viewer-title").text == "julia/cyclic n=3"
     assert [copy.get_attribute("data-port") for copy in cards(browser)] == ["julia"]
