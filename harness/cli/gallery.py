@@ -1,4 +1,4 @@
-"""``harness gallery``: every method's code in every port, side by side, as a static site."""
+"""``harness gallery``: an index of the languages, and each method's code in the languages a reader picks, side by side, as a static site."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ from harness.settings import DEFAULT_MAX_MOVES
 @options("jobs")
 @click.pass_context
 def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> None:
-    """Write a static site of every method's code in every port, side by side, with each one's verdict,
-    time and what it prints, and the report page beside it: from a fresh run, or from --report."""
+    """Write a static site: an index of the languages, and each method's code in the languages a
+    reader picks, side by side, with each one's verdict, time and what it prints, and the report
+    page beside it: from a fresh run, or from --report."""
     from harness.gallery import INDEX, run, site
 
     given = read_report_file(report_file) if report_file else None

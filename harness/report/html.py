@@ -197,6 +197,8 @@ def _problems(shown: View) -> str:
         for difference in shown.differences:
             lines = ["--- reference", f"+++ {', '.join(difference.labels)}", *difference.lines]
             classes = {"-": "diff-del", "+": "diff-add", "@": "diff-hunk"}
-            parts.append("<pre>" + "".join(f'<span class="{classes.get(line[:1], "")}">{text(line)}\n</span>' for line in lines) + "</pre>")
+            # A diff scrolls sideways where its lines are long: it takes the keyboard's focus to scroll.
+            shown_lines = "".join(f'<span class="{classes.get(line[:1], "")}">{text(line)}\n</span>' for line in lines)
+            parts.append(f'<pre tabindex="0" aria-label="the difference of {text(", ".join(difference.labels))}">{shown_lines}</pre>')
     parts.append("</section>")
     return "\n".join(parts)
