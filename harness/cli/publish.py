@@ -117,7 +117,8 @@ class Outputs:
 
 def publish(report: Report, outputs: Outputs) -> NoReturn:
     """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
-    finish(report.passed and show(report, outputs))
+    written = show(report, outputs)
+    finish(report.passed and written)
 
 
 def show(report: Report, outputs: Outputs) -> bool:
