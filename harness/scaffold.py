@@ -14,6 +14,8 @@ from harness.errors import ScaffoldError
 from harness.regions import MARKER
 
 NAME = re.compile(r"[a-z][a-z0-9_-]*")
+COMMENT_ENDS = {"/*": "*/", "(*": "*)", "{-": "-}", "#|": "|#", "<!--": "-->", "--[[": "]]"}
+"""How a comment that must be closed on its line closes, for a stub that compiles from the start."""
 SCHEMA = Path(__file__).with_name("language.schema.json")
 """The manifest's JSON Schema, shipped with the harness: editors that read TOML (taplo, and VS Code's
 extensions built on it) underline a key it does not know."""
@@ -41,9 +43,14 @@ methods = ["recursive"]
 [[requires]]
 executable = "{executable}"
 version = {version}
-# How to get {executable}: the Debian package and the Homebrew formula (harness doctor --install uses them).
-debian = "{executable}"
-homebrew = "{executable}"
+# How to get {executable}: the Debian package and the Homebrew formula (harness doctor --install and
+# the container's image use them). A package is often not named for its program (javac is in
+# openjdk-17-jdk-headless): `apt-file search bin/{executable}` and `brew which-formula {executable}` tell.
+# debian = "PACKAGE"
+# homebrew = "FORMULA"
+# What it reads outside /usr, which the sandbox shows it read-only (Java: /etc/java-17-openjdk;
+# strace -f -e trace=file shows what a tool opens): never a home folder or a secret.
+# reads = ["/etc/..."]
 
 [output]
 # A regular expression for a line that is one move, with the named groups src and dst (and disk, if
@@ -69,7 +76,10 @@ command = {command}
 
 BUILD_TEXT = """\
 # How to build the program, in this folder, into {{binary}} (a path in the harness's cache), and how
-# to run what it built. {{method}} and {{n}} are filled in. Check the compiler's own options.
+# to run what it built. {{method}} and {{n}} are filled in. Check the compiler's own options: a
+# compiler that writes a folder of classes takes {{build}}, the build's folder (javac -d {{build}},
+# then java -cp {{build}} Main), and one whose program a runtime runs names that runtime
+# (mcs -out:{{binary}}, then mono {{binary}}).
 build = {build}
 command = ["{{binary}}", "{{method}}", "{{n}}"]
 """
@@ -124,7 +134,8 @@ def new_language(
     manifest = folder / MANIFEST
     manifest.write_text(MANIFEST_TEXT.format(**values), encoding="utf-8")
     text = PROGRAM_TEXT.format(name=name, usage=usage) + ("\n" + REGION_TEXT) * marked
-    stub = "".join(f"{comment} {line}".rstrip() + "\n" for line in text.splitlines())
+    end = f" {COMMENT_ENDS[comment]}" if comment in COMMENT_ENDS else ""
+    stub = "".join(f"{comment} {line}".rstrip() + end + "\n" for line in text.splitlines())
     (folder / program).write_text(stub, encoding="utf-8")
     return [manifest, folder / program]
 
