@@ -126,11 +126,11 @@ def cyclic(n, moves, src=0, dst=1):
         cyclic(n - 1, moves, (dst + 1) % 3, dst)
     else:
         cyclic(n - 1, moves, src, dst)
-# endregion cyclic
         moves.disk(n, src, on)
         cyclic(n - 1, moves, dst, src)
         moves.disk(n, on, dst)
         cyclic(n - 1, moves, src, dst)
+# endregion cyclic
 
 
 METHODS = {"binary": binary, "recursive": recursive, "iterative": iterative, "cyclic": cyclic}
