@@ -343,16 +343,22 @@ def _ratio(value: float | None) -> str:
 def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str, Any]) -> None:
     """The timed cells, a row each and a section a port; the summary of :func:`catalogue`, a section
     a method; why each port and method not timed was not, on a line of its own, so that no column
-    is widened by it; and where the figures come from. Twenty-five ports read as well as five."""
-    console.print(_cells_table(cells, figures["repeat"]))
+    is widened by it; and where the figures come from. Twenty-five ports read as well as five. Off a
+    terminal (a file, a pipe, a CI log), where rich would wrap everything at 80 columns, nothing is
+    wrapped: each table is as wide as it needs, each line one line."""
+    piped = not console.is_terminal
     entries = catalogue(figures)
-    console.print(_catalogue_table(entries))
+    tables = (_cells_table(cells, figures["repeat"]), _catalogue_table(entries))
+    if piped:
+        console.width = max(console.width, *(console.measure(table, options=console.options.update_width(1 << 16)).maximum for table in tables))
+    for table in tables:
+        console.print(table)
     for port, methods, status, reason in _not_timed(entries):
         style = "yellow" if status is BenchStatus.NOT_TIMED else "magenta"
-        console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False)
-    console.print(f"[dim]{literal(_where(figures))}[/]", highlight=False)
+        console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False, soft_wrap=piped)
+    console.print(f"[dim]{literal(_where(figures))}[/]", highlight=False, soft_wrap=piped)
     for port, found in figures["versions"].items():
-        console.print(f"[dim]{literal(port)}: {literal(_versions(found))}[/]", highlight=False)
+        console.print(f"[dim]{literal(port)}: {literal(_versions(found))}[/]", highlight=False, soft_wrap=piped)
 
 
 def _cells_table(cells: Sequence[BenchCell], repeat: int) -> Table:
@@ -595,7 +601,7 @@ def _plot_row(entry: Entry, middle: float, left: int, at: Callable[[float], floa
     if entry.reading:
         parts.append(_diamond(at(entry.reading), middle))
     furthest = max(at(value) for value in (entry.seconds, entry.startup, entry.reading) if value)
-    parts.append(f'<text x="{furthest + 8:.1f}" y="{middle + 4:.1f}">{_figure(entry.seconds)} s</text></g>')
+    parts.append(f'<text x="{furthest + 10:.1f}" y="{middle + 4:.1f}">{_figure(entry.seconds)} s</text></g>')
     return "".join(parts)
 
 

@@ -191,25 +191,30 @@ def test_the_same_figures_give_the_same_table_and_plot_in_whatever_order_their_c
     assert bench_markdown(shuffled) == bench_markdown(figures)
 
 
-def test_twenty_five_ports_on_a_terminal_are_a_row_a_line():
-    """At 120 columns, no row of either table wraps, each port is named whole once a section, and a
-    port not timed is one line of its own, its reason widening no column."""
-    cells, figures = made_up(LANGUAGES)
+def shown(cells: list[BenchCell], figures: dict, width: int, terminal: bool) -> list[str]:
+    """The lines render_bench writes on a console of ``width`` columns, a terminal or not."""
     screen = io.StringIO()
-    render_bench(Console(file=screen, width=120, highlight=False, emoji=False), cells, figures)
-    lines = screen.getvalue().splitlines()
-    rows = [line for line in lines if line.startswith("│")]
+    render_bench(Console(file=screen, width=width, force_terminal=terminal, highlight=False, emoji=False), cells, figures)
+    return screen.getvalue().splitlines()
+
+
+@pytest.mark.parametrize(("width", "terminal"), [(120, True), (80, False)])
+def test_twenty_five_ports_are_a_row_a_line_on_a_terminal_of_120_columns_and_off_one(width, terminal):
+    """On a terminal of 120 columns no row of either table wraps, each port is named whole once a
+    section, and a port not timed is one line of its own, its reason widening no column; off a
+    terminal, rich's 80 columns wrap nothing either."""
+    cells, figures = made_up(LANGUAGES)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown(cells, figures, width, terminal)]  # the terminal's colours left out
+    rows = [line for line in plain if line.startswith("│")]
     timed_cells = [cell for cell in cells if cell.status is BenchStatus.TIMED]
     assert len(rows) == len(timed_cells) + len(catalogue(figures))
-    assert all(len(line) <= 120 for line in lines)
-    assert "…" not in screen.getvalue()
-    assert [line for line in lines if line.startswith(("julia (", "swift ("))] == [
+    assert all(len(line) <= 120 for line in (plain if terminal else rows))
+    assert not any("…" in line for line in plain)
+    assert [line for line in plain if line.startswith(("julia (", "swift ("))] == [
         f"julia (binary, recursive, iterative, cyclic): {FAILING}", f"swift (binary, recursive, iterative, cyclic): {ABSENT}",
     ]
 
 
 def test_text_from_a_port_is_shown_as_typed_on_a_terminal():
     cells, figures = made_up(["python", HOSTILE])
-    screen = io.StringIO()
-    render_bench(Console(file=screen, width=250, highlight=False, emoji=False), cells, figures)
-    assert screen.getvalue().count(HOSTILE) == 1 + 4 + 2  # its section of cells, a row a method, and its versions' line
+    assert "\n".join(shown(cells, figures, 80, terminal=False)).count(HOSTILE) == 1 + 4 + 2  # its cells, a row a method, its versions
