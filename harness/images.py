@@ -169,8 +169,11 @@ def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
     lines = ["ARG BASE=debian:bookworm-slim", "FROM ${BASE}"]
     packages = " ".join(sorted({requirement.debian for requirement in requires}))
     if packages:
+        # A slim base keeps no manual pages, and a package that links its manual as an alternative
+        # (Java's) fails to install where the folder is missing.
         lines.append(
-            "RUN apt-get update \\\n && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- "
+            "RUN mkdir -p /usr/share/man/man1 \\\n && apt-get update \\\n"
+            " && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- "
             f"{packages} \\\n && rm -rf /var/lib/apt/lists/*"
         )
     return "\n".join(lines) + "\n"
