@@ -57,19 +57,21 @@ class Builds:
         self._guard = threading.Lock()
         self._failures: dict[Path, str] = {}
 
-    def build(
+    def build(  # noqa: PLR0913
         self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "",
-        inside: Path | None = None,
+        inside: Path | None = None, mode: str = "",
     ) -> Built | None:
         """The built program for this cell (building it if it is not cached), or None if the program
         needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
         container's image): a build with other compilers is another build; ``inside``, where its
-        commands see the cache entry, if not where it is (mounted in a container)."""
+        commands see the cache entry, if not where it is (mounted in a container); ``mode``, the
+        isolation it is built in: a build made where more of the machine shows is never taken for
+        one made in the sandbox, whose cells must show that they build there too."""
         if not program.build:
             return None
         deadline = time.monotonic() + timeout
         try:
-            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, deadline)
+            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, mode, deadline)
         except TimeoutError:
             raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
         built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
@@ -93,10 +95,11 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
     return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
-def _key(port: Port, program: Program, method: str, n: int, toolchain: str, deadline: float) -> str:
+def _key(port: Port, program: Program, method: str, n: int, toolchain: str, mode: str, deadline: float) -> str:  # noqa: PLR0913
     """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
-    and the port's every file; any name as the bytes it is (repr() writes out what UTF-8 cannot hold)."""
-    digest = hashlib.sha256(os.fsencode(toolchain))
+    the isolation it is built in, and the port's every file; any name as the bytes it is (repr()
+    writes out what UTF-8 cannot hold)."""
+    digest = hashlib.sha256(os.fsencode(toolchain) + b"\0" + mode.encode())
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
         digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())

@@ -114,7 +114,7 @@ class Gate:
         def start(argv: list[str], folder: Path, left: float) -> Runner:
             return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
 
-        return self.builds.build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place())
+        return self.builds.build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place(), mode=self.walls.mode)
 
     def _seen(self, built: Built | None) -> Built | None:
         place = self.walls.build_place()

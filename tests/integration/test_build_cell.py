@@ -217,3 +217,29 @@ def test_a_file_whose_name_is_not_utf8_is_built_with_the_rest_and_the_other_port
     assert {cell["port"]: cell["outcome"] for cell in report["cells"]} == {"bytes": "pass", "python": "pass"}
     [copied] = (cache / "builds" / "bytes").glob("*/build")
     assert (copied / os.fsdecode(b"notes-\xff.txt")).read_bytes() == b"not UTF-8 in its name\n"
+
+
+@needs_bubblewrap
+def test_a_build_made_outside_the_sandbox_is_not_taken_for_one_made_in_it(tmp_path, run_tmpdir):
+    """The cache keeps builds apart by the isolation they were made in: a build that needs a file the
+    sandbox does not show passes as a subprocess, and is a build error in the sandbox, however the
+    cache was filled."""
+    outside = tmp_path / "only-outside.txt"
+    outside.write_text("seen\n")
+    folder = tmp_path / "ports" / "needy"
+    folder.mkdir(parents=True)
+    (folder / "hanoi.sh").write_text('[ "$1" = 0 ] || echo "1 0 2"\n')
+    (folder / "language.toml").write_text(textwrap.dedent(f"""\
+        methods = ["recursive"]
+        build = ["sh", "-c", "cat {outside} > /dev/null && cp hanoi.sh {{binary}}"]
+        command = ["sh", "{{binary}}", "{{n}}"]
+        [output]
+        patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
+        pegs = ["0", "1", "2"]
+    """))
+    root = folder.parent
+    _, plain = compare_json(tmp_path, "--n", "1", "--method", "recursive", root=root, tmpdir=run_tmpdir)
+    assert [cell["outcome"] for cell in plain["cells"]] == ["pass"], plain["cells"]
+    _, sandboxed = compare_json(tmp_path, "--n", "1", "--method", "recursive", "--isolation", "sandbox", root=root, tmpdir=run_tmpdir)
+    [cell] = sandboxed["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build") and "No such file or directory" in cell["detail"], cell
