@@ -100,13 +100,16 @@ class Walls(ABC):
         except CellError as error:
             return None, f"{shown}: {error}"
         head = bytearray()
-        with runner:
-            for block in runner.output():
-                head += block
-                if len(head) >= VERSION_BYTES:
-                    runner.stop()
-                    break
-            finish = runner.finish()
+        try:
+            with runner:
+                for block in runner.output():
+                    head += block
+                    if len(head) >= VERSION_BYTES:
+                        runner.stop()
+                        break
+                finish = runner.finish()
+        except CellError as error:  # the Docker engine stopped answering while it ran, say
+            return None, f"{shown}: {error}"
         said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")
         said = said or next((line.strip() for line in finish.evidence.removeprefix("stderr:\n").splitlines() if line.strip()), "")
         if finish.timed_out:

@@ -201,7 +201,7 @@ def sandboxed(  # noqa: PLR0913
     shown = [*readable, *writable]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     bounded = ("--size", str(size)) if size else ()
-    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, (*bounded, "--perms", "1777", "--tmpfs", str(path))) for path in private]
+    tmpfs: list[tuple[Path, tuple[str, ...]]] = [(path, ("--perms", "1777", *bounded, "--tmpfs", str(path))) for path in private]
     tmpfs += [(path, (*bounded, "--tmpfs", str(path))) for path in sealed]
     # The folders on the way to what is shown are made open to every user, as bubblewrap would make
     # them for its own user alone: a program run as a user of its own (root's) must pass through them.
