@@ -93,8 +93,18 @@ def rerun_lines(rerun: Rerun | None) -> list[str]:
     return [f"{label}: {visible(text)}" for label, text in (rerun.parts() if rerun else [])]
 
 
+PLAIN_WIDTH = 80
+"""What a log's versions are cut to: a tool's version line can be long (Mono's names its build date)."""
+
+
+def _fitted(line: str) -> str:
+    """A versions line cut to PLAIN_WIDTH, where it is longer, marked by an ellipsis: the JSON report keeps it whole."""
+    return line if len(line) <= PLAIN_WIDTH else line[: PLAIN_WIDTH - 1].rstrip() + "…"
+
+
 def plain(report: Report) -> str:
-    """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole."""
+    """For logs and pipes: no box drawing, no wrapping, one line a problem, every line whole but the
+    versions, which are cut to 80 columns."""
     view = summarise(report)
     header = ["port", *view.methods]
     rows = [[port, *(", ".join(text for _, text in column) for column in columns)] for port, _, columns in view.rows]
@@ -103,7 +113,7 @@ def plain(report: Report) -> str:
     lines += ["  ".join(text.ljust(width) for text, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     versions = [(port, found) for port, found, _ in view.rows if found]
     if versions:
-        lines += ["", "Versions"] + [f"  {port}: {found}" for port, found in versions]
+        lines += ["", "Versions"] + [_fitted(f"  {port}: {found}") for port, found in versions]
     if view.faults:
         lines += ["", "Problems"]
         for p in view.faults:
