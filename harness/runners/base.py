@@ -61,10 +61,12 @@ class Runner(ABC):
         self._timed_out.set()
         self._halt()
 
-    def stop(self) -> None:
-        """End the program early: the caller has read all it needs, or the run is closing."""
+    def stop(self, halt: bool = True) -> None:
+        """End the program early: the caller has read all it needs, or the run is closing. Without
+        ``halt``, the caller ends its processes itself (a run's all at once)."""
         self._stopped = True
-        self._halt()
+        if halt:
+            self._halt()
 
     def close(self) -> None:
         """Leave nothing of the program behind; by default, finishing it does that."""

@@ -195,19 +195,23 @@ def marked_processes(marker: str) -> list[int]:
     return [pid for pid, variables in environments() if wanted in variables]
 
 
-def kill_tree(leader: int, marker: str) -> None:
-    """Kill the port's process group and every process that carries its marker, until none is left,
-    and reap the ones that were orphaned to this process."""
-    kill_group(leader)
+def kill_trees(marked: Mapping[int, str]) -> None:
+    """Kill each port's process group (by its leader) and every process that carries its marker, until
+    none is left, and reap the ones that were orphaned to this process. One scan of /proc a round
+    serves them all: Ctrl-C ending a run's sixty version commands a scan each took longer than a
+    stopped run may take."""
+    for leader in marked:
+        kill_group(leader)
     if not Path("/proc").is_dir():
         return
+    wanted = {f"{CELL_MARKER}={marker}".encode() for marker in marked.values()}
     for _ in range(50):  # a fork between the scan and the kill is caught by the next scan
-        pids = marked_processes(marker)
+        pids = [pid for pid, variables in environments() if not wanted.isdisjoint(variables)]
         if not pids:
             return
         kill_each(pids)
         for pid in pids:
-            if pid != leader:  # the leader is subprocess's to reap
+            if pid not in marked:  # a leader is subprocess's to reap
                 _reap(pid)
 
 
@@ -312,7 +316,8 @@ class Processes:
             self.closed.set()
             running = list(self.running)
         for process in running:
-            process.stop()
+            process.stop(halt=False)
+        kill_trees({process.pid: process.marker for process in running})
 
 
 class PortProcess(Runner):
@@ -326,7 +331,8 @@ class PortProcess(Runner):
         own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
         a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`).
         ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from)."""
-        self._marker = f"{HARNESS}:{uuid.uuid4().hex}"
+        self.marker = f"{HARNESS}:{uuid.uuid4().hex}"
+        """What every process of the port carries in its environment (as CELL_MARKER), however it forked."""
         self._processes = processes or Processes()
         with self._processes.lock:
             if self._processes.closed.is_set():
@@ -341,7 +347,7 @@ class PortProcess(Runner):
                     stderr=subprocess.PIPE,
                     start_new_session=True,
                     pass_fds=pass_fds,
-                    env={**(os.environ if env is None else env), CELL_MARKER: self._marker},
+                    env={**(os.environ if env is None else env), CELL_MARKER: self.marker},
                 )
             except BaseException as error:
                 self._fence.close()
@@ -349,7 +355,7 @@ class PortProcess(Runner):
                     raise StartFailed(f"could not start the port's program: {error}") from None
                 raise
             self._processes.running.add(self)
-        self._fence.watch(lambda: marked_processes(self._marker), self._halt)
+        self._fence.watch(lambda: marked_processes(self.marker), self._halt)
         super().__init__(timeout)
         assert self._process.stderr is not None
         self._stderr = StderrKeeper.reading(self._process.stderr)
@@ -384,7 +390,7 @@ class PortProcess(Runner):
                 checked = now
                 if self._reaped():
                     self._exit_seen = now  # judged on its own exit: whatever it left holding the pipe goes
-                    kill_tree(self._process.pid, self._marker)
+                    kill_trees({self._process.pid: self.marker})
             if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
                 return
             if poller.poll(1000 * min(POLL_SECONDS, self.deadline - now)):
@@ -434,7 +440,7 @@ class PortProcess(Runner):
         return True
 
     def _halt(self) -> None:
-        kill_tree(self._process.pid, self._marker)
+        kill_trees({self._process.pid: self.marker})
 
     def close(self) -> None:
         """Kill the port's tree if it still runs, reap it, and close its pipes."""

@@ -30,9 +30,10 @@ for move in moves(int(sys.argv[2]), 0, 2, 1):
 STDERR = b"bad \x01 \x0b \x1b[31mred\x1b[0m \x1b]0;title\x07 \xef\xbf\xbe end\n"
 """What the noisy port writes to stderr before it exits 3: controls, colour, a window title, U+FFFE."""
 STDERR_SHOWN = r"bad \x01 \x0b \x1b[31mred\x1b[0m \x1b]0;title\x07 \ufffe end"
-VERSION = b"v1 \x1b[2J\x1b]0;title\x07\x1b]8;;https://example.com/\x1b\\link\x1b]8;;\x1b\\ \xc3\xa9\n"
-"""What the titled port's version command prints: clear the screen, set the window's title, a hyperlink, an é."""
-VERSION_SHOWN = r"v1 \x1b[2J\x1b]0;title\x07\x1b]8;;https://example.com/\x1b\link\x1b]8;;\x1b\ é"
+VERSION = b"v1 \x1b[2J\x1b]0;t\x07\x1b]8;;https://a.b/\x1b\\l\x1b]8;;\x1b\\ \xc3\xa9\n"
+"""What the titled port's version command prints: clear the screen, set the window's title, a hyperlink,
+an é; short enough that plain output's 80 columns show it whole."""
+VERSION_SHOWN = r"v1 \x1b[2J\x1b]0;t\x07\x1b]8;;https://a.b/\x1b\l\x1b]8;;\x1b\ é"
 BANNER = b"\x1b[2JHanoi\x1b]0;title\x07\n"
 """A line the titled port prints before its moves, which its manifest ignores."""
 BANNER_SHOWN = r"\x1b[2JHanoi\x1b]0;title\x07"
@@ -155,7 +156,7 @@ def test_pretty_output_shows_escape_sequences_and_port_names_as_typed(root):
     assert "\x1b]" not in done.stdout  # no window title, no hyperlink
     shown = COLOUR.sub("", done.stdout)
     assert not CONTROLS.search(shown)
-    assert r"\x1b[2J\x1b]0;title\x07" in shown
+    assert r"\x1b[2J\x1b]0;t\x07" in shown
     assert "bad \\x01 \\x0b \\x1b[31mred" in shown
     for name in NAMES.values():
         assert f"│ {name} " in shown, shown

@@ -351,13 +351,16 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_ports(tmp_path, run_tmpdi
     if probe is None or probe.returncode != 0:
         pytest.skip("this machine cannot start a process namespace (unshare --pid)")
     root = suite(tmp_path, "hostile-hang", real=(), fakes_from=ISOLATION_PORTS)
-    inside = subprocess.Popen(
-        [unshare, "--pid", "--fork", "--kill-child", "--mount-proc", sys.executable, "-m", "harness", "--root", str(root),
-         "compare", "--n", "0", "--timeout", "60"],
-        cwd=ROOT, env={**os.environ, "TMPDIR": str(run_tmpdir)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    said = tmp_path / "inside.txt"
+    with said.open("wb") as output:
+        inside = subprocess.Popen(
+            [unshare, "--pid", "--fork", "--kill-child", "--mount-proc", sys.executable, "-m", "harness", "--root", str(root),
+             "compare", "--n", "0", "--timeout", "60", "--format", "plain"],
+            cwd=ROOT, env={**os.environ, "TMPDIR": str(run_tmpdir)}, stdout=output, stderr=subprocess.STDOUT,
+        )
     try:
-        assert _until(lambda: hanging(run_tmpdir), 30)
+        assert _until(lambda: hanging(run_tmpdir) or inside.poll() is not None, 30)
+        assert hanging(run_tmpdir), f"the run in its own namespace started no hanging port (exit {inside.poll()}): {said.read_text()}"
         before = hanging(run_tmpdir)  # the hanging port's: a version command of that run may come and go meanwhile
         here = subprocess.run(
             [sys.executable, "-m", "harness", "--root", str(root), "list"], cwd=ROOT, capture_output=True, text=True,

@@ -105,3 +105,16 @@ def test_the_page_and_the_json_cite_each_source_and_link_its_address():
     assert '<a href="https://book.simply-logical.space/" rel="noreferrer">https://book.simply-logical.space/</a>' in page
     assert HOSTILE not in page
     assert from_json(to_json(report), "test").ports[0].sources == followed
+
+
+def test_plain_output_cuts_a_long_versions_line_at_80_columns_and_the_json_keeps_it_whole():
+    """Mono names its build date: a version that long is cut in a log, marked so, and kept whole where
+    a reader asks for it."""
+    long = "Mono C# compiler version 6.8.0.105 (Debian 6.8.0.105+dfsg-3.3 Tue Jan 31 2023) " * 2
+    report = report_of(passing("good"), ports=("good",))
+    report.ports = [PortInfo("good", "summary", ("recursive",), {"mcs": long})]
+    out = io.StringIO()
+    render(report, "plain", Console(file=out, width=200, highlight=False, emoji=False))
+    line = next(line for line in out.getvalue().splitlines() if line.startswith("  good: "))
+    assert len(line) == 80 and line.endswith("…") and long.startswith(line[len("  good: "):-1])
+    assert from_json(to_json(report), "test").ports[0].versions["mcs"] == long
