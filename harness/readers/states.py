@@ -15,6 +15,9 @@ from harness.readers import Output
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+KEPT_TOWERS = 1 << 17
+"""The most towers' texts kept read: a few tens of MiB at most, more than n = 20 shows."""
+
 
 class StateReader:
     """The board after each move, and perhaps before the first: each match of a pattern is one
@@ -27,6 +30,7 @@ class StateReader:
         self._output, self._clock = output, Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
         self._reading: dict[int, tuple[int, ...]] = {}
+        self._known: dict[str, tuple[int | None, tuple[int, ...], bool | None]] = {}
         self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
         self._states = 0
         self.top_first: bool | None = None
@@ -36,16 +40,30 @@ class StateReader:
         """The moves a line completes: one once a whole state has been read after the one before."""
         moves = []
         for piece in self._clock.pieces(self._output, line):
-            match = self._clock.match(self._output.patterns, piece)
-            peg = peg_number(self._pegs, match["peg"]) if "peg" in match.re.groupindex else len(self._reading)
+            named, tower, top_first = self._read_tower(piece)
+            peg = len(self._reading) if named is None else named
             if peg in self._reading:
                 raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
-            self._reading[peg], top_first = _tower(match["discs"])
+            self._reading[peg] = tower
             self.top_first = top_first if self.top_first is None else self.top_first
             if len(self._reading) == PEGS:
                 towers, self._reading = [self._reading[peg] for peg in range(PEGS)], {}
                 moves += self._state(towers)
         return moves
+
+    def _read_tower(self, piece: str) -> tuple[int | None, tuple[int, ...], bool | None]:
+        """The peg a piece names (None where the pattern has no ``peg``), its discs, top first, and
+        whether they were listed top first. A tower's text is read once: the same few thousand come
+        back throughout a long solution (about 46,000 for n = 20's million states), kept up to
+        KEPT_TOWERS."""
+        if (known := self._known.get(piece)) is not None:
+            return known
+        match = self._clock.match(self._output.patterns, piece)
+        peg = peg_number(self._pegs, match["peg"]) if "peg" in match.re.groupindex else None
+        read = (peg, *_tower(match["discs"]))
+        if len(self._known) < KEPT_TOWERS:
+            self._known[piece] = read
+        return read
 
     def between_moves(self) -> bool:
         """Whether no state is half read."""

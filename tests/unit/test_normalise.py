@@ -209,6 +209,22 @@ def test_states_after_each_move_read_back_as_those_moves(n, with_start):
     reader.finish()
 
 
+@pytest.mark.parametrize("kept", [0, 3, 1 << 17])
+def test_a_towers_text_read_once_reads_the_same_each_time_it_comes_back(kept, monkeypatch):
+    """Towers' texts are kept read, up to a bound: however many are kept, a long solution reads the
+    same, and a text refused is refused again each time it comes."""
+    monkeypatch.setattr("harness.readers.states.KEPT_TOWERS", kept)
+    towers, lines = [list(range(1, 11)), [], []], []
+    for move in CLASSIC.reference(10):
+        towers[move.dst].insert(0, towers[move.src].pop(0))
+        lines += rods(towers)
+    reader = StateReader(load_output(ROD_STATES), 10)
+    assert [move for line in lines for move in reader.read(line)] == list(CLASSIC.reference(10))
+    for _ in range(2):
+        with pytest.raises(Violation, match="has a disc on a smaller one"):
+            reader.read("0: 2 3 1")
+
+
 def test_a_board_printed_twice_in_a_row_is_no_move():
     """A program that prints the board again (after a move, or before the first twice) has made no move."""
     reader = StateReader(load_output(ROD_STATES), 2)
