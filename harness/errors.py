@@ -5,14 +5,25 @@ A :class:`CellError` is a port's trouble, or its server's or engine's: it carrie
 :class:`~harness.model.Reason` (and the outcome) its cell ends with, so the evaluator catches that
 one type and turns any of them, subclasses included, into a value on the cell; nothing of a port's
 making ever ends a run. The others are the user's or the checkout's: a manifest, a report, a merge,
-an install, a new port's folder, a transcript; each command turns them into a one-line message.
+an install, a new port's folder, a transcript. Each error says how the harness exits when it ends a
+command (its ``exit_code``): the command line maps that, and its message, in one place.
 """
 
 from __future__ import annotations
 
+import enum
 from typing import ClassVar
 
 from harness.model import Outcome, Reason
+
+
+class ExitCode(enum.IntEnum):
+    """How every command exits; a signal's is SIGNALLED + its number."""
+
+    PASSED = 0
+    FAILED = 1
+    USAGE = 2
+    SIGNALLED = 128
 
 
 def first_line(error: BaseException) -> str:
@@ -21,7 +32,10 @@ def first_line(error: BaseException) -> str:
 
 
 class HarnessError(Exception):
-    """The base of every error here."""
+    """The base of every error here. One that ends a command exits with ``exit_code``: FAILED, or
+    USAGE for the user's mistake in what was asked (a report, a merge, a new port's name)."""
+
+    exit_code: ClassVar[int] = ExitCode.FAILED
 
 
 class CellError(HarnessError):
@@ -92,9 +106,13 @@ class ManifestError(HarnessError, ValueError):
 class ReportError(HarnessError, ValueError):
     """A report that cannot be read, or is of another schema version; the message says which and why."""
 
+    exit_code = ExitCode.USAGE
+
 
 class MergeError(HarnessError):
     """Reports that cannot be merged into one verdict: from different commits, or holding one cell twice."""
+
+    exit_code = ExitCode.USAGE
 
 
 class DoctorError(HarnessError):
@@ -103,6 +121,8 @@ class DoctorError(HarnessError):
 
 class ScaffoldError(HarnessError, ValueError):
     """The port cannot be started as asked; the message says why."""
+
+    exit_code = ExitCode.USAGE
 
 
 class TranscriptError(HarnessError, ValueError):

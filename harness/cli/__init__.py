@@ -24,7 +24,8 @@ import time
 import click
 
 from harness.cli import bench, check, compare, doctor, gallery, list_ports, merge, new_language, run, show, transcripts
-from harness.cli.group import ExitCode, Terminated, cli
+from harness.cli.group import Terminated, cli
+from harness.errors import ExitCode
 from harness.model import visible
 from harness.runners.base import WAITS
 

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import enum
 import os
 import signal
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
 from harness import __version__
+from harness.errors import ExitCode, HarnessError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The harness's own checkout, whose commit a report names; the ports may be anywhere."""
 ROOT_VARIABLE = "HANOI_ROOT"
-
-
-class ExitCode(enum.IntEnum):
-    """How every command exits (see EXIT_CODES); a signal's is SIGNALLED + its number."""
-
-    PASSED = 0
-    FAILED = 1
-    USAGE = 2
-    SIGNALLED = 128
 
 
 class Terminated(KeyboardInterrupt):
@@ -46,7 +37,30 @@ a manifest is broken, a report could not be written or a merge lacks a report of
 2 for a usage error; 128 + the signal's number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
+class Command(click.Command):
+    """A ``harness`` command. A HarnessError that ends one is mapped here, and nowhere else: it exits
+    with the error's exit code, said as click says its own errors (a usage error names the command
+    and its --help, any other is one line), so that no command turns one into a click error by hand.
+    Here, not in main, because the usage line names the command, which only its context knows."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a HarnessError ends it with its exit code and message."""
+        try:
+            return super().invoke(ctx)
+        except HarnessError as error:
+            if error.exit_code == ExitCode.USAGE:
+                raise click.UsageError(str(error), ctx) from None
+            click.echo(f"Error: {error}", err=True)
+            ctx.exit(error.exit_code)
+
+
+class Group(click.Group):
+    """The ``harness`` group, whose every command is a :class:`Command`."""
+
+    command_class = Command
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="harness")
 @click.option(
     "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar=ROOT_VARIABLE,

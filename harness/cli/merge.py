@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -10,10 +10,6 @@ from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import REPORTS, options
 from harness.cli.publish import Outputs, publish
 from harness.cli.session import read_report_file
-from harness.errors import MergeError
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -35,8 +31,5 @@ def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: 
     if expect == "checkout" and not ctx.obj:
         raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
     expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
-    try:
-        merged = merge_reports([(path, read_report_file(path)) for path in reports], mixed, expected)
-    except MergeError as error:
-        raise click.UsageError(str(error)) from None
+    merged = merge_reports([(path, read_report_file(path)) for path in reports], mixed, expected)
     publish(merged, Outputs.given(given))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from harness.cli.group import cli
-from harness.errors import ScaffoldError
 
 
 @cli.command(name="new-language")
@@ -25,8 +24,6 @@ def new_language_command(
     root = ctx.meta["root"]
     try:
         made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment, version_flag, build)
-    except ScaffoldError as error:
-        raise click.UsageError(str(error), ctx) from None
     except OSError as error:
         raise click.ClickException(str(error)) from None
     for path in made:

@@ -164,15 +164,13 @@ def say_how_it_ended(cell: Cell) -> NoReturn:
 
 def read_report_file(path: str) -> Report:
     """A report given to merge or gallery, read in bounded memory (report/json.py's read_report); one
-    that cannot be read, or is no report, is a usage error naming it and where it goes wrong."""
+    that cannot be read, or is no report, is a ReportError naming it and where it goes wrong."""
     from harness.report.json import read_report
 
     try:
         return read_report(Path(path))
     except OSError as error:
-        raise click.UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    except ReportError as error:
-        raise click.UsageError(str(error)) from None
+        raise ReportError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 @functools.cache

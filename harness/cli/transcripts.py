@@ -9,7 +9,6 @@ import click
 from harness.cli.group import EXIT_CODES, cli, finish
 from harness.cli.options import DATABASE, choose, options, settings_from
 from harness.cli.session import open_gate, terminal
-from harness.errors import TranscriptError
 from harness.model import Outcome
 
 
@@ -24,10 +23,7 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
     from harness.transcripts import render_transcripts, replay
 
     root = ctx.meta["root"]
-    try:
-        found = discover_transcripts(root)
-    except TranscriptError as error:
-        raise click.ClickException(str(error)) from None
+    found = discover_transcripts(root)
     chosen = choose(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
     with open_gate(settings_from(ctx.obj, given), given["dsn"], ctx.obj) as gate:
         replays = [(t, replay(t, root, gate.database, ctx.obj)) for t in found if t.name in chosen]
