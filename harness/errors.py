@@ -25,6 +25,11 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     SIGNALLED = 128
 
+    @classmethod
+    def of(cls, passed: bool) -> ExitCode:
+        """The one policy: PASSED when all went well, FAILED otherwise."""
+        return cls.PASSED if passed else cls.FAILED
+
 
 def first_line(error: BaseException) -> str:
     """An error's message in one line: its first line that says something, else the error's type."""

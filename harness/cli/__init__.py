@@ -1,8 +1,9 @@
 """The ``harness`` command: compare every port, run one, list them, merge reports from several runs.
 
 Every command is a module of this package that reads its options, opens a session (the run's gate:
-walls, PostgreSQL, secrets) and publishes what it found. All share one set of options (options.py)
-and one exit-code policy (group.py):
+walls, PostgreSQL, secrets), publishes what it found and returns its exit code, which main exits
+with. All share one set of options (options.py) and one exit-code policy (ExitCode, said in every
+--help by group.py):
 0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
 1 when a cell failed or errored, the ports disagree, a manifest is broken, a report could not be
 written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and
@@ -67,8 +68,9 @@ def _give_up_after(seconds: float, number: int) -> None:
 
 
 def main() -> None:
-    """The console command: click's own handling, but a usage error is one line on stderr and exit 2;
-    Ctrl-C, SIGTERM and SIGHUP end every port and server the run started, then exit 128 + the signal.
+    """The console command: it exits with the code the command returns. click's own handling, but a
+    usage error is one line on stderr and exit 2; Ctrl-C, SIGTERM and SIGHUP end every port and
+    server the run started, then exit 128 + the signal.
     What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
     ``\\u2014``: a report is never lost to the terminal's encoding."""
     for stream in (sys.stdout, sys.stderr):

@@ -6,10 +6,11 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli, finish
+from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
 from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, ReportFile, chosen, options, settings_from
 from harness.cli.publish import write_file
 from harness.cli.session import open_gate, port_versions, progress_bar, terminal
+from harness.errors import ExitCode
 from harness.model import visible
 
 
@@ -22,7 +23,7 @@ from harness.model import visible
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw each port's time at its largest n, a panel a method, to this .svg.")
 @click.pass_context
-def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> None:
+def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> int:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5 and its output verifies at the n timed (else it is listed as failed, not timed),
     run as --isolation says; the harness's own reading speed on the same output; and harness compare
@@ -55,4 +56,4 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
         written &= write_file(given["markdown_file"], bench_markdown(figures), "Markdown table")
     if plot_file:
         written &= write_file(plot_file, bench_svg(figures), "plot")
-    finish(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
+    return ExitCode.of(written and all(cell.status is not BenchStatus.ERROR for cell in cells))

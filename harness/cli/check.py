@@ -7,14 +7,15 @@ from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.group import EXIT_CODES, cli
+from harness.errors import ExitCode
 from harness.model import visible
 
 
 @cli.command(epilog=EXIT_CODES)
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
 @click.pass_context
-def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
+def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
     reads them, without running, building or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
@@ -35,4 +36,4 @@ def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> None:
         click.echo(visible(problem))
     count = len(manifests)
     click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
-    finish(not broken)
+    return ExitCode.of(not broken)

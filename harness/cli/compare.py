@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @cli.command(epilog=EXIT_CODES)
 @options("n", "port", "method", "jobs", "timeout", "build_timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
-def compare(ports: list[Port], /, **given: Any) -> None:
+def compare(ports: list[Port], /, **given: Any) -> int:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -64,7 +64,7 @@ def compare(ports: list[Port], /, **given: Any) -> None:
     attach_reruns(cells, ports, settings, click.get_current_context().meta["shown_root"])
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     if stopped is None:
-        publish(report, Outputs.given(given))
+        return publish(report, Outputs.given(given))
     report.interrupted = signal_name(stopped)
     show(report, Outputs.given(given))
     raise stopped

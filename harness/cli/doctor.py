@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import chosen, options, settings_from
 from harness.cli.session import tmpdir_problem
-from harness.errors import DoctorError
+from harness.errors import DoctorError, ExitCode
 from harness.model import visible
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj
-def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
+def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> int:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
     with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
     Then whether --isolation sandbox can run here, and if not, why and what to do.
@@ -46,4 +46,4 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> None:
     still = [need.requirement.executable for need in found if not need.found]
     if still:
         click.echo(visible(f"missing: {', '.join(still)}: the cells of the ports that need them are skipped"))
-    finish(not still)
+    return ExitCode.of(not still)

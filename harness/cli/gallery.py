@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DiscCounts, options, settings_from
 from harness.cli.publish import write_file
 from harness.cli.session import open_gate, read_report_file
+from harness.errors import ExitCode
 from harness.settings import DEFAULT_MAX_MOVES
 
 
@@ -21,7 +22,7 @@ from harness.settings import DEFAULT_MAX_MOVES
 @click.option("--no-samples", is_flag=True, help="Run no sample: show the code and the report alone.")
 @options("jobs")
 @click.pass_context
-def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> None:
+def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> int:
     """Write a static site: an index of the languages, and each method's code in the languages a
     reader picks, side by side, with each one's verdict, time and what it prints, and the report
     page beside it: from a fresh run, or from --report."""
@@ -42,4 +43,4 @@ def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[
         written &= write_file(str(out / name), text, f"gallery's {name}")
     if written:
         click.echo(f"wrote {out / INDEX}")
-    finish(written)
+    return ExitCode.of(written)

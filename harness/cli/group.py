@@ -1,12 +1,12 @@
-"""The ``harness`` group: finding the ports, and the one exit-code policy."""
+"""The ``harness`` group: finding the ports, the exit-code policy every --help states, and the one
+place an error of the harness that ends a command becomes its exit."""
 
 from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
@@ -85,8 +85,3 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     ctx.obj = discover(ctx.meta["root"])
     if not ctx.obj and needs_ports:
         raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
-
-
-def finish(ok: bool) -> NoReturn:
-    """Exit by the one policy: 0 when all went well, 1 otherwise."""
-    sys.exit(ExitCode.PASSED if ok else ExitCode.FAILED)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
 from harness.cli.session import open_gate, terminal
+from harness.errors import ExitCode
 from harness.model import visible
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
 @click.option("--verbose", "-v", is_flag=True, help="Also say what each port follows (its [[source]]), and why a version could not be read.")
 @click.pass_obj
-def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
+def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> int:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
@@ -63,7 +64,7 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> None:
                     reason = answers[port.name][requirement.executable][1]
                     console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
-    finish(not broken)
+    return ExitCode.of(not broken)
 
 
 LIST_SCHEMA_VERSION = 1

@@ -21,7 +21,7 @@ from harness.cli.session import read_report_file
 )
 @options(*REPORTS)
 @click.pass_context
-def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> None:
+def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> int:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
     decide from their digests whether all the ports agree, as compare does for one run. Each report
     records the run it is part of: a port, a shard or a cell of it that no report holds fails the merge,
@@ -32,4 +32,4 @@ def merge(ctx: click.Context, /, reports: tuple[str, ...], mixed: bool, expect: 
         raise click.UsageError(f"no ports under {ctx.meta['root']} to expect: give --root, or --expect plan to expect only what the reports planned")
     expected = tuple(port.name for port in ctx.obj) if expect == "checkout" else ()
     merged = merge_reports([(path, read_report_file(path)) for path in reports], mixed, expected)
-    publish(merged, Outputs.given(given))
+    return publish(merged, Outputs.given(given))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harness.cli.group import cli
+from harness.errors import ExitCode
 
 
 @cli.command(name="new-language")
@@ -17,7 +18,7 @@ from harness.cli.group import cli
 @click.pass_context
 def new_language_command(
     ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str, version_flag: str, build: bool
-) -> None:
+) -> int:
     """Start a port: a folder NAME with a language.toml and a stub program, ready for compare."""
     from harness.scaffold import new_language
 
@@ -32,3 +33,4 @@ def new_language_command(
         f"next: write the program, then run harness run {name} recursive --n 3 --raw, and harness compare --n 0-10 --lang {name}"
         " (docs/ADDING_A_LANGUAGE.md walks through it)"
     )
+    return ExitCode.PASSED

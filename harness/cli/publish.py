@@ -12,12 +12,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from harness.cli.group import finish
 from harness.cli.session import terminal
+from harness.errors import ExitCode
 from harness.report import WRITERS
 
 if TYPE_CHECKING:
@@ -115,10 +115,11 @@ class Outputs:
         return cls(given.get("form"), {name: path for name in WRITERS if (path := given.get(f"{name}_file"))})
 
 
-def publish(report: Report, outputs: Outputs) -> NoReturn:
-    """Show the report and write its files, then exit by the one policy: 0 passed, 1 otherwise."""
+def publish(report: Report, outputs: Outputs) -> int:
+    """Show the report and write its files; the exit code by the one policy: PASSED when the report
+    passed and every file was written, FAILED otherwise."""
     written = show(report, outputs)
-    finish(report.passed and written)
+    return ExitCode.of(report.passed and written)
 
 
 def show(report: Report, outputs: Outputs) -> bool:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
-def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> None:
+def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> int:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     def show(line: str) -> None:
         sys.stdout.write(visible(line) + "\n")
@@ -33,4 +33,4 @@ def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: A
         on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
     )
     sys.stdout.flush()
-    say_how_it_ended(cell)
+    return say_how_it_ended(cell)

@@ -10,13 +10,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from harness.cli.group import finish
 from harness.cli.options import choose, settings_from
-from harness.errors import ReportError
+from harness.errors import ExitCode, ReportError
 from harness.model import METHODS, Cell, Outcome, Reason, visible
 from harness.settings import Settings
 
@@ -150,8 +149,9 @@ def one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, An
         return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
 
 
-def say_how_it_ended(cell: Cell) -> NoReturn:
-    """A cell that did not pass says why on standard error, with its diff; the exit code says whether it ran well."""
+def say_how_it_ended(cell: Cell) -> int:
+    """A cell that did not pass says why on standard error, with its diff; the exit code it returns
+    says whether it ran well (a skipped cell did)."""
     from harness.report.terminal import literal
 
     if cell.outcome is not Outcome.PASS:
@@ -159,7 +159,7 @@ def say_how_it_ended(cell: Cell) -> NoReturn:
         err.print(literal(f"{cell.label}: {cell.outcome.value}: {cell.detail}"))
         for line in cell.diff:
             err.print(literal(line))
-    finish(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
+    return ExitCode.of(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
 
 
 def read_report_file(path: str) -> Report:

@@ -30,7 +30,7 @@ MAX_SHOWN = 12
 )
 @options(*ISOLATION)
 @click.pass_obj
-def show(ports: list[Port], /, port_name: str, method: str, delay: float, **given: Any) -> None:
+def show(ports: list[Port], /, port_name: str, method: str, delay: float, **given: Any) -> int:
     """Draw one cell's moves as stacks of discs: animated on a terminal, each position once when piped.
     The moves are the port's own, verified; a port that breaks a rule is drawn up to it."""
     from harness.board import draw, heading, positions
@@ -52,4 +52,4 @@ def show(ports: list[Port], /, port_name: str, method: str, delay: float, **give
         sys.stdout.write("".join(f"{line}\x1b[K\n" if animated else f"{line}\n" for line in lines))
         sys.stdout.flush()
         drawn = len(lines)
-    say_how_it_ended(cell)
+    return say_how_it_ended(cell)

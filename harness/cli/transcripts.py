@@ -6,9 +6,10 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli, finish
+from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, choose, options, settings_from
 from harness.cli.session import open_gate, terminal
+from harness.errors import ExitCode
 from harness.model import Outcome
 
 
@@ -16,7 +17,7 @@ from harness.model import Outcome
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
 @click.pass_context
-def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> None:
+def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> int:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     from harness.transcripts import discover as discover_transcripts
@@ -28,4 +29,4 @@ def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> 
     with open_gate(settings_from(ctx.obj, given), given["dsn"], ctx.obj) as gate:
         replays = [(t, replay(t, root, gate.database, ctx.obj)) for t in found if t.name in chosen]
     render_transcripts(terminal(), replays)
-    finish(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))
+    return ExitCode.of(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))

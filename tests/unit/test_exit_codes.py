@@ -1,18 +1,21 @@
-"""How the ``harness`` command ends, run in-process as the console command runs it: an error of the
-harness exits with its own exit code, said in one line, mapped in one place for every command."""
+"""How the ``harness`` command ends, run in-process: a command returns its exit code, which main exits
+with, and an error of the harness exits with its own, said in one line, mapped in one place for every
+command."""
 
 from __future__ import annotations
 
 import gc
 import re
+import shutil
 import signal
 import sys
 
 import click
 import pytest
 
+from conftest import FAKE_PORTS, ROOT
 from harness.cli import main
-from harness.cli.group import Group
+from harness.cli.group import Group, cli
 from harness.errors import ExitCode, HarnessError, MergeError, ReportError, ScaffoldError, TranscriptError
 from harness.model import Cell, Outcome
 from harness.report import PortInfo, Report
@@ -21,10 +24,15 @@ from harness.settings import RunPlan
 
 
 @pytest.fixture
-def harness_main(monkeypatch, capsys):
+def in_process(monkeypatch):
+    """This process, the tests', does not become the reaper of orphans as the harness's does."""
+    monkeypatch.setattr("harness.runners.process.become_subreaper", lambda: None)
+
+
+@pytest.fixture
+def harness_main(in_process, monkeypatch, capsys):
     """Run ``harness ARGS...`` through main in this process: its exit code, standard output and error.
     The signal handlers main installs are put back after, and nothing is frozen from the collector."""
-    monkeypatch.setattr("harness.runners.process.become_subreaper", lambda: None)
     handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
     def run(*args: str) -> tuple[int, str, str]:
@@ -121,3 +129,22 @@ def test_a_usage_error_of_clicks_own_is_said_as_before(harness_main, tmp_path):
     assert code == ExitCode.USAGE == click.UsageError.exit_code
     assert usage_line(err, "check", f"Invalid value for '[PATH]...': Path {str(tmp_path / 'gone')!r} does not exist."), err
 
+
+
+def test_a_command_returns_its_exit_code(in_process, tmp_path, capsys):
+    shutil.copytree(ROOT / "python", tmp_path / "python")
+    shutil.copytree(FAKE_PORTS / "broken-manifest", tmp_path / "broken")
+    root = ("--root", str(tmp_path))
+    assert cli.main([*root, "check", str(tmp_path / "python")], standalone_mode=False) == ExitCode.PASSED
+    assert cli.main([*root, "check", str(tmp_path / "broken")], standalone_mode=False) == ExitCode.FAILED
+    assert cli.main([*root, "check"], standalone_mode=False) == ExitCode.FAILED
+    assert cli.main([*root, "new-language", "perl"], standalone_mode=False) == ExitCode.PASSED
+    assert cli.main([*root, "check", str(tmp_path / "perl")], standalone_mode=False) == ExitCode.PASSED
+    out, err = capsys.readouterr()
+    assert "1 of 2 manifests sound, 1 broken" in err and f"created {tmp_path / 'perl' / 'language.toml'}" in out, out + err
+
+
+def test_main_exits_with_the_code_the_command_returned(harness_main, tmp_path):
+    shutil.copytree(FAKE_PORTS / "broken-manifest", tmp_path / "broken")
+    assert harness_main("--root", str(tmp_path), "check")[0] == ExitCode.FAILED
+    assert harness_main("--root", str(tmp_path), "new-language", "perl")[0] == ExitCode.PASSED
