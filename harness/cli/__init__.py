@@ -1,9 +1,9 @@
 """The ``harness`` command: compare every port, run one, list them, merge reports from several runs.
 
-Every command is a module of this package that reads its options, opens a session (the run's gate:
-walls, PostgreSQL, secrets), publishes what it found and returns its exit code, which main exits
-with. All share one set of options (options.py) and one exit-code policy (ExitCode, said in every
---help by group.py):
+Every command is a module of this package that is given the session the group makes (the ports and
+their folder), reads its options, opens the session's gate (walls, PostgreSQL, secrets), publishes
+what it found and returns its exit code, which main exits with. All share one set of options
+(options.py) and one exit-code policy (ExitCode, said in every --help by group.py):
 0 when every cell that ran passed and the ports agree (a skipped cell is no failure unless --strict),
 1 when a cell failed or errored, the ports disagree, a manifest is broken, a report could not be
 written or a merge lacks the report of a port, shard or cell of its run, 2 for a usage error, and

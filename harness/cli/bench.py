@@ -9,7 +9,7 @@ import click
 from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
 from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, ReportFile, chosen, options, settings_from
 from harness.cli.publish import write_file
-from harness.cli.session import open_gate, port_versions, progress_bar, terminal
+from harness.cli.session import Session, port_versions, progress_bar, terminal
 from harness.errors import ExitCode
 from harness.model import visible
 
@@ -22,8 +22,8 @@ from harness.model import visible
 @options("port", "method", "timeout", "build_timeout", "max_moves", "json", "markdown", *DATABASE, *ISOLATION)
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw each port's time at its largest n, a panel a method, to this .svg.")
-@click.pass_context
-def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **given: Any) -> int:
+@click.pass_obj
+def bench_command(session: Session, /, repeat: int, plot_file: str | None, **given: Any) -> int:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5 and its output verifies at the n timed (else it is listed as failed, not timed),
     run as --isolation says; the harness's own reading speed on the same output; and harness compare
@@ -35,15 +35,15 @@ def bench_command(ctx: click.Context, /, repeat: int, plot_file: str | None, **g
 
     if plot_file and not plot_file.lower().endswith(".svg"):
         raise click.BadParameter("the plot is an .svg file", param_hint="'--plot'")
-    settings = settings_from(ctx.obj, {**given, "ns": given["ns"] or ()})  # bench runs each method at its own n: the plan's
-    ports = chosen(ctx.obj, settings)
+    settings = settings_from(session.ports, {**given, "ns": given["ns"] or ()})  # bench runs each method at its own n: the plan's
+    ports = chosen(session.ports, settings)
     ns = plan(settings.methods, given["ns"])
     piped = "-" in (given["json_file"], given["markdown_file"])
     about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
-    with open_gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
+    with session.gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
         task = progress.add_task("bench", total=len(ports) * sum(map(len, ns.values())))
         cells = bench(
-            ports, settings, ns, repeat, gate, ctx.meta["root"], given["dsn"],
+            ports, settings, ns, repeat, gate, session.root, given["dsn"],
             on_done=lambda cell: progress.update(task, advance=1, description=visible(f"{cell.port}/{cell.method} n={cell.n}")),
         )
         versions = port_versions(ports, gate)

@@ -8,21 +8,22 @@ from pathlib import Path
 import click
 
 from harness.cli.group import EXIT_CODES, cli
+from harness.cli.session import Session
 from harness.errors import ExitCode
 from harness.model import visible
 
 
 @cli.command(epilog=EXIT_CODES)
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
-@click.pass_context
-def check(ctx: click.Context, /, paths: tuple[Path, ...]) -> int:
+@click.pass_obj
+def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
     reads them, without running, building or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
     Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
     from harness.discover import MANIFEST, load_port
 
-    given = paths or (Path(os.path.relpath(ctx.meta["root"])),)
+    given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
     for path in given:
         if path.is_file() and path.name != MANIFEST:

@@ -9,7 +9,7 @@ import click
 from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli, signal_name
 from harness.cli.options import DATABASE, ISOLATION, REPORTS, chosen, options, settings_from
 from harness.cli.publish import Outputs, publish, show
-from harness.cli.session import open_gate, port_versions, progress_bar
+from harness.cli.session import Session, port_versions, progress_bar
 from harness.model import Cell, visible
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @cli.command(epilog=EXIT_CODES)
 @options("n", "port", "method", "jobs", "timeout", "build_timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
-def compare(ports: list[Port], /, **given: Any) -> int:
+def compare(session: Session, /, **given: Any) -> int:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -31,8 +31,8 @@ def compare(ports: list[Port], /, **given: Any) -> int:
     from harness.report import Report, now, port_info
     from harness.report.rerun import attach_reruns
 
-    settings = settings_from(ports, given)
-    ports = chosen(ports, settings)
+    settings = settings_from(session.ports, given)
+    ports = chosen(session.ports, settings)
     started = now()
     finished: list[Cell] = []
 
@@ -43,7 +43,7 @@ def compare(ports: list[Port], /, **given: Any) -> int:
     stopped: KeyboardInterrupt | None = None
     about: Future[tuple[list[PortInfo], str | None, dict[str, Any]]] | None = None
     try:
-        with open_gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
+        with session.gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
             task = progress.add_task("cells", total=len(settings.plan.cells()))
             if gate.database is not None:
                 gate.database.warm([port for port in ports if port.query], settings.timeout)  # while the other ports' cells run
@@ -61,7 +61,7 @@ def compare(ports: list[Port], /, **given: Any) -> int:
         infos, checkout, where = about.result()
     else:
         infos, checkout, where = [port_info(port, {}) for port in ports], None, {}
-    attach_reruns(cells, ports, settings, click.get_current_context().meta["shown_root"])
+    attach_reruns(cells, ports, settings, session.shown_root)
     report = Report("compare", started, now(), checkout, settings.plan, settings.options(), where, infos, list(settings.methods), cells)
     if stopped is None:
         return publish(report, Outputs.given(given))

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import chosen, options, settings_from
-from harness.cli.session import tmpdir_problem
+from harness.cli.session import Session, tmpdir_problem
 from harness.errors import DoctorError, ExitCode
 from harness.model import visible
-
-if TYPE_CHECKING:
-    from harness.port import Port
 
 
 @cli.command(epilog=EXIT_CODES)
 @options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj
-def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> int:
+def doctor(session: Session, /, install_missing: bool, **given: Any) -> int:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
     with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
     Then whether --isolation sandbox can run here, and if not, why and what to do.
@@ -28,7 +25,7 @@ def doctor(ports: list[Port], /, install_missing: bool, **given: Any) -> int:
     from harness.doctor import install, needs
     from harness.runners.modes.sandbox import sandbox_problem, sandbox_user
 
-    ports = chosen(ports, settings_from(ports, given))
+    ports = chosen(session.ports, settings_from(session.ports, given))
     found = needs(ports)
     missing = [need.requirement for need in found if not need.found]
     if missing and install_missing:

@@ -9,7 +9,7 @@ import click
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DiscCounts, options, settings_from
 from harness.cli.publish import write_file
-from harness.cli.session import open_gate, read_report_file
+from harness.cli.session import Session, read_report_file
 from harness.errors import ExitCode
 from harness.settings import DEFAULT_MAX_MOVES
 
@@ -21,17 +21,17 @@ from harness.settings import DEFAULT_MAX_MOVES
 @click.option("--sample-n", type=click.IntRange(min=0, max=6), default=3, show_default=True, help="Discs for each port's sample of what it prints.")
 @click.option("--no-samples", is_flag=True, help="Run no sample: show the code and the report alone.")
 @options("jobs")
-@click.pass_context
-def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> int:
+@click.pass_obj
+def gallery(session: Session, /, out: Path, report_file: str | None, ns: list[int], sample_n: int, no_samples: bool, jobs: int) -> int:
     """Write a static site: an index of the languages, and each method's code in the languages a
     reader picks, side by side, with each one's verdict, time and what it prints, and the report
     page beside it: from a fresh run, or from --report."""
     from harness.gallery import INDEX, run, site
 
     given = read_report_file(report_file) if report_file else None
-    settings = settings_from(ctx.obj, {"ns": () if given else ns, "jobs": jobs, "max_moves": DEFAULT_MAX_MOVES})
-    with open_gate(settings, None, ctx.obj) as gate:
-        fresh, samples = run(ctx.obj, ctx.meta["root"], settings, gate, None if no_samples else sample_n)
+    settings = settings_from(session.ports, {"ns": () if given else ns, "jobs": jobs, "max_moves": DEFAULT_MAX_MOVES})
+    with session.gate(settings, None) as gate:
+        fresh, samples = run(session.ports, session.root, settings, gate, None if no_samples else sample_n)
     report = given or fresh
     assert report is not None  # a fresh run makes one when no report is given
     try:
@@ -39,7 +39,7 @@ def gallery(ctx: click.Context, /, out: Path, report_file: str | None, ns: list[
     except OSError as error:
         raise click.ClickException(f"cannot write the gallery to {out}: {error.strerror or error}") from None
     written = True
-    for name, text in site(report, ctx.obj, samples).items():  # each page whole or not at all, as every report is
+    for name, text in site(report, session.ports, samples).items():  # each page whole or not at all, as every report is
         written &= write_file(str(out / name), text, f"gallery's {name}")
     if written:
         click.echo(f"wrote {out / INDEX}")

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from harness import __version__
+from harness.cli.session import Session
 from harness.errors import ExitCode, HarnessError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -80,8 +81,8 @@ def cli(ctx: click.Context, root: Path | None) -> None:
         raise click.UsageError(
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
         )
-    ctx.meta["root"] = found or Path.cwd()
-    ctx.meta["shown_root"] = str(root) if root is not None else os.path.relpath(ctx.meta["root"])
-    ctx.obj = discover(ctx.meta["root"])
-    if not ctx.obj and needs_ports:
-        raise click.UsageError(f"no ports under {ctx.meta['root']}: a port is a folder with a language.toml (harness new-language NAME starts one)")
+    folder = found or Path.cwd()
+    session = Session(folder, str(root) if root is not None else os.path.relpath(folder), discover(folder))
+    if not session.ports and needs_ports:
+        raise click.UsageError(f"no ports under {folder}: a port is a folder with a language.toml (harness new-language NAME starts one)")
+    ctx.obj = session

@@ -11,7 +11,7 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import open_gate, terminal
+from harness.cli.session import Session, terminal
 from harness.errors import ExitCode
 from harness.model import visible
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 @options("port", "strict", "format", *DATABASE, *ISOLATION)
 @click.option("--verbose", "-v", is_flag=True, help="Also say what each port follows (its [[source]]), and why a version could not be read.")
 @click.pass_obj
-def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> int:
+def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
     """Show each port, its methods, and whether its interpreter is here, with its version (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
@@ -37,11 +37,11 @@ def list_ports(ports: list[Port], /, verbose: bool, **given: Any) -> int:
     from harness.report import versions_said
     from harness.report.terminal import literal
 
-    settings = settings_from(ports, given)
-    ports = chosen(ports, settings)
+    settings = settings_from(session.ports, given)
+    ports = chosen(session.ports, settings)
     form: Screen = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
     missing = {}
-    with open_gate(settings, given["dsn"], ports) as gate:
+    with session.gate(settings, given["dsn"], ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
         answers = {} if form == "markdown" else gate.versions(ports, start=verbose)
         for port in ports:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from harness.cli.group import cli
+from harness.cli.session import Session
 from harness.errors import ExitCode
 
 
@@ -15,16 +16,15 @@ from harness.errors import ExitCode
 @click.option("--comment", default="#", show_default=True, help="How a comment line starts in the language: //, --, ;, %...")
 @click.option("--version-flag", default="--version", show_default=True, help="What asks the interpreter or compiler its version: -v, -version, version...")
 @click.option("--build", is_flag=True, help="A compiled language: the manifest builds the program with --interpreter, then runs what it built.")
-@click.pass_context
+@click.pass_obj
 def new_language_command(
-    ctx: click.Context, name: str, interpreter: str | None, program: str | None, comment: str, version_flag: str, build: bool
+    session: Session, name: str, interpreter: str | None, program: str | None, comment: str, version_flag: str, build: bool
 ) -> int:
     """Start a port: a folder NAME with a language.toml and a stub program, ready for compare."""
     from harness.scaffold import new_language
 
-    root = ctx.meta["root"]
     try:
-        made = new_language(root, name, interpreter or name, program or f"hanoi.{name}", comment, version_flag, build)
+        made = new_language(session.root, name, interpreter or name, program or f"hanoi.{name}", comment, version_flag, build)
     except OSError as error:
         raise click.ClickException(str(error)) from None
     for path in made:

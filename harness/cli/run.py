@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, options
-from harness.cli.session import one_cell, say_how_it_ended
+from harness.cli.session import Session, one_cell, say_how_it_ended
 from harness.model import visible
-
-if TYPE_CHECKING:
-    from harness.port import Port
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -23,13 +20,13 @@ if TYPE_CHECKING:
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")
 @options(*ISOLATION)
 @click.pass_obj
-def run(ports: list[Port], /, port_name: str, method: str, raw: bool, **given: Any) -> int:
+def run(session: Session, /, port_name: str, method: str, raw: bool, **given: Any) -> int:
     """Print one cell's moves, canonical (DISK SRC DST) or as the port prints them."""
     def show(line: str) -> None:
         sys.stdout.write(visible(line) + "\n")
 
     cell = one_cell(
-        ports, port_name, method, given, "run",
+        session, port_name, method, given, "run",
         on_line=show if raw else None, on_move=None if raw else (lambda move: show(move.canonical())),
     )
     sys.stdout.flush()

@@ -1,5 +1,6 @@
-"""What a command's run holds while it runs: its gate (walls, PostgreSQL, secrets, builds), its
-console and progress bar, and the one cell that ``run`` and ``show`` ask for."""
+"""What a command is given and what its run holds while it runs: the :class:`Session` the group
+makes (the ports and the folder they are in) and the gate it opens (walls, PostgreSQL, secrets,
+builds), the console and progress bar, and the one cell that ``run`` and ``show`` ask for."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -96,20 +98,31 @@ def port_versions(ports: list[Port], gate: Gate) -> Versions:
     return versions_said(gate.versions(ports))
 
 
-def open_gate(settings: Settings, dsn: str | None, ports: list[Port]) -> Gate:
-    """The run's gate: its walls, and its PostgreSQL, not yet started (it starts when a cell first
-    needs it; none, and no PostgreSQL client loaded, for ports of which none runs in PostgreSQL);
-    what an earlier, killed run left behind is swept first.
-    The DSN's password is a secret: a port that prints it has it masked in every report."""
-    from harness.gate import Gate
+@dataclass(frozen=True)
+class Session:
+    """What every command is given, made once by the group: the folder of the ports, and the ports in
+    it (none only for a command that needs none)."""
 
-    problem = tmpdir_problem()
-    if problem:
-        raise click.ClickException(problem)
-    sweep_leftovers()
-    if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
-        sweep_old_containers()
-    return Gate(settings, dsn, ports)
+    root: Path
+    shown_root: str
+    """The root as a rerun line names it: as --root or HANOI_ROOT gave it, else relative to the current folder."""
+    ports: list[Port]
+
+    def gate(self, settings: Settings, dsn: str | None, ports: list[Port] | None = None) -> Gate:
+        """The run's gate for the session's ports, or those given: its walls, and its PostgreSQL,
+        not yet started (it starts when a cell first needs it; none, and no PostgreSQL client
+        loaded, for ports of which none runs in PostgreSQL); what an earlier, killed run left behind
+        is swept first. The DSN's password is a secret: a port that prints it has it masked in every report."""
+        from harness.gate import Gate
+
+        ports = self.ports if ports is None else ports
+        problem = tmpdir_problem()
+        if problem:
+            raise click.ClickException(problem)
+        sweep_leftovers()
+        if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
+            sweep_old_containers()
+        return Gate(settings, dsn, ports)
 
 
 def tmpdir_problem() -> str | None:
@@ -130,7 +143,7 @@ def tmpdir_problem() -> str | None:
     )
 
 
-def one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
+def one_cell(session: Session, port_name: str, method: str, given: dict[str, Any], command: str, **sinks: Any) -> Cell:
     """One cell of the port and method named (a port by its exact name first: a report's rerun line
     names it so), for the one n given, run or skipped (--max-moves) as compare does; ``sinks`` see
     its lines or moves as they come."""
@@ -138,14 +151,14 @@ def one_cell(ports: list[Port], port_name: str, method: str, given: dict[str, An
 
     if len(given["ns"]) != 1:
         raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
-    by_name = {port.name: port for port in ports}
+    by_name = {port.name: port for port in session.ports}
     port = by_name[port_name if port_name in by_name else choose(port_name, list(by_name), "port", "'PORT'")[0]]
     method = choose(method, list(METHODS), "method", "'METHOD'")[0]
-    settings = settings_from(ports, given)
+    settings = settings_from(session.ports, given)
     too_many = settings.too_many_moves(method, settings.ns[0]) if method in port.methods else None
     if too_many:
         return Cell(port.name, method, settings.ns[0], Outcome.SKIPPED, detail=too_many, reason=Reason.TOO_MANY_MOVES)
-    with open_gate(settings, given["dsn"], [port]) as gate:
+    with session.gate(settings, given["dsn"], [port]) as gate:
         return evaluate(port, method, settings.ns[0], settings, gate, **sinks)
 
 

@@ -8,7 +8,7 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, choose, options, settings_from
-from harness.cli.session import open_gate, terminal
+from harness.cli.session import Session, terminal
 from harness.errors import ExitCode
 from harness.model import Outcome
 
@@ -16,17 +16,16 @@ from harness.model import Outcome
 @cli.command(epilog=EXIT_CODES)
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
-@click.pass_context
-def transcripts(ctx: click.Context, /, names: tuple[str, ...], **given: Any) -> int:
+@click.pass_obj
+def transcripts(session: Session, /, names: tuple[str, ...], **given: Any) -> int:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     from harness.transcripts import discover as discover_transcripts
     from harness.transcripts import render_transcripts, replay
 
-    root = ctx.meta["root"]
-    found = discover_transcripts(root)
+    found = discover_transcripts(session.root)
     chosen = choose(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
-    with open_gate(settings_from(ctx.obj, given), given["dsn"], ctx.obj) as gate:
-        replays = [(t, replay(t, root, gate.database, ctx.obj)) for t in found if t.name in chosen]
+    with session.gate(settings_from(session.ports, given), given["dsn"]) as gate:
+        replays = [(t, replay(t, session.root, gate.database, session.ports)) for t in found if t.name in chosen]
     render_transcripts(terminal(), replays)
     return ExitCode.of(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))

@@ -24,8 +24,9 @@ LAYERS = [
     ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.terminal", "report.markdown", "report.junit", "report.html"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold", "gallery"}),
-    ("the command line: the group and the options", {"cli.group", "cli.options"}),
+    ("the command line: the options", {"cli.options"}),
     ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish"}),
+    ("the command line: the group, which makes the session and maps how a command ends", {"cli.group"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
         "cli.new_language", "cli.gallery",
