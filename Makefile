@@ -22,8 +22,12 @@ compare-all: tools-all
 gallery: tools-all
 	$(VENV)/bin/harness gallery --n 0-$(N) --out gallery
 
+# The integration tests run TEST_JOBS at once, a test file each: most of their time is spent waiting
+# on real processes, servers and engines, and each test looks only at what it started.
+TEST_JOBS ?= 2
+
 test: check tools-all isolation-tools axe
-	$(VENV)/bin/pytest tests/integration
+	$(VENV)/bin/pytest -n $(TEST_JOBS) --dist loadfile tests/integration
 
 check: $(VENV)/.tested
 	$(VENV)/bin/ruff check .

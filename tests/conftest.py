@@ -53,12 +53,12 @@ def real_ports() -> dict[str, Port]:
     return PORTS
 
 
-def offered(method: str, n: int) -> list[str]:
-    """The project's ports that run ``method`` for ``n`` discs: they list it, take that n, and their
-    interpreter is here (a missing one is skipped, with how to install it)."""
+def offered(method: str, n: int, among: tuple[str, ...] = REAL_PORTS) -> list[str]:
+    """The project's ports (``among`` them) that run ``method`` for ``n`` discs: they list it, take
+    that n, and their interpreter is here (a missing one is skipped, with how to install it)."""
     return [
         name for name, port in PORTS.items()
-        if method in port.methods and n >= port.program(method).min_n and port.program(method).missing() is None
+        if name in among and method in port.methods and n >= port.program(method).min_n and port.program(method).missing() is None
     ]
 
 
@@ -212,8 +212,9 @@ def program_argv(port: Port, method: str, n: int) -> list[str]:
         return program.argv(method, n, gate.build(port, program, method, n, seconds=300))
 
 
-def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = REAL_PORTS, fakes_from: Path = FAKE_PORTS) -> Path:
-    """A folder of ports: links to some of the project's real ones and to fakes (from tests/fake_ports)."""
+def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = HEADLINE, fakes_from: Path = FAKE_PORTS) -> Path:
+    """A folder of ports: links to some of the project's real ones (by default the headline ports: a test
+    of the harness needs a few languages, not all) and to fakes (from tests/fake_ports)."""
     root = tmp_path / "ports"
     root.mkdir()
     for name in real:

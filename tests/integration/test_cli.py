@@ -15,6 +15,7 @@ import pytest
 
 from conftest import (
     FAKE_PORTS,
+    HEADLINE,
     PORTS,
     REAL_PORTS,
     ROOT,
@@ -31,13 +32,13 @@ from harness.model import CLASSIC, METHODS
 
 
 def test_compare_passes_with_a_table_and_exit_0():
-    done = harness("compare", "--n", "5")
+    done = harness("compare", "--n", "5", "--lang", ",".join(HEADLINE))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Tower of Hanoi, n = 5" in done.stdout
     for rules in set(METHODS.values()):
-        ran = [language for name in METHODS if METHODS[name] is rules for language in offered(name, 5)]
+        ran = [language for name in METHODS if METHODS[name] is rules for language in offered(name, 5, HEADLINE)]
         assert done.stdout.count(f"pass · {rules.optimal_count(5)} moves") == len(ran)
-    assert f"All {sum(len(offered(method, 5)) for method in METHODS)} cells that ran pass and agree" in done.stdout
+    assert f"All {sum(len(offered(method, 5, HEADLINE)) for method in METHODS)} cells that ran pass and agree" in done.stdout
 
 
 def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, ROOT, compare_json, offered, reference_digest, suite
+from conftest import FAKE_PORTS, HEADLINE, ROOT, compare_json, offered, reference_digest, suite
 from harness.model import METHODS
 
 FAKES = tuple(sorted(path.parent.name for path in FAKE_PORTS.glob("*/language.toml")))
@@ -32,7 +32,7 @@ def test_run_fails_but_reports_every_cell(run):
     done, report, cells = run
     assert done.returncode == 1
     assert report["passed"] is False
-    assert len(cells) == (len(REAL_PORTS) + len(FAKES)) * len(METHODS) * 5
+    assert len(cells) == (len(HEADLINE) + len(FAKES)) * len(METHODS) * 5
     assert "Traceback" not in done.stdout + done.stderr
 
 
@@ -40,7 +40,7 @@ def test_healthy_ports_still_pass(run):
     _, _, cells = run
     for method in METHODS:
         for n in range(5):
-            for port in offered(method, n):
+            for port in offered(method, n, HEADLINE):
                 cell = cells[(port, method, n)]
                 assert cell["outcome"] == "pass", cell
                 assert cell["digest"] == reference_digest(n, method)
@@ -172,7 +172,7 @@ def test_disagreement_is_reported_by_digest(run):
     assert group["agrees"] is False
     agreeing = group["digests"][reference_digest(4)]
     classic = [method for method in METHODS if METHODS[method].name == "classic"]
-    assert {f"{port}/{method}" for method in classic for port in offered(method, 4)} <= set(agreeing)
+    assert {f"{port}/{method}" for method in classic for port in offered(method, 4, HEADLINE)} <= set(agreeing)
     wrong = [labels for digest, labels in group["digests"].items() if digest != reference_digest(4)]
     assert sorted(label for labels in wrong for label in labels) == ["seed-b_toh/binary", "seed-i_toh/iterative"]
     assert "n=4 (classic): the ports print 2 different sequences" in done.stdout
@@ -181,7 +181,7 @@ def test_disagreement_is_reported_by_digest(run):
 
 def test_summary_table_shows_each_port(run):
     out = run[0].stdout
-    for name in REAL_PORTS + FAKES:
+    for name in HEADLINE + FAKES:
         assert name in out
     assert "Not all ports pass and agree" in out
 

@@ -169,7 +169,7 @@ def test_every_port_agrees_when_isolated(tmp_path, isolated, request, run_tmpdir
     ports = HEADLINE if isolated == "container" else REAL_PORTS  # every port's image: make compare-all and CI's per-port jobs
     if isolated == "container":
         request.getfixturevalue("docker_engine")
-    done, report = compare_json(tmp_path, "--n", "0-8", "--isolation", isolated, "--lang", ",".join(ports), tmpdir=run_tmpdir)
+    done, report = compare_json(tmp_path, "--n", "0,1,4", "--isolation", isolated, "--lang", ",".join(ports), tmpdir=run_tmpdir)
     assert done.returncode == 0, done.stdout + done.stderr
     if isolated == "container":
         assert port_containers(run_tmpdir) == set(), "a port's container outlived the run"

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import REAL_PORTS, ROOT, harness, suite, valid_report
+from conftest import HEADLINE, ROOT, harness, suite, valid_report
 from harness.model import METHODS, Shard
 from harness.report.json import schema_error
 
@@ -83,12 +83,12 @@ def test_merge_refuses_other_commits_unless_told_and_overlapping_shards(tmp_path
     assert twice.returncode == 2 and "the cell python/binary/1 is in both" in twice.stderr
 
 
-def port_reports(tmp_path, *args):
-    """One report a port of the checkout, each from its own run, as CI's port jobs make them."""
+def port_reports(tmp_path, root, *args):
+    """One report a port of ``root``, each from its own run, as CI's port jobs make them."""
     paths = {}
-    for port in REAL_PORTS:
+    for port in HEADLINE:
         path = tmp_path / f"report-{port}.json"
-        done = harness("compare", *args, "--port", port, "--json", str(path))
+        done = harness("--root", str(root), "compare", *args, "--port", port, "--json", str(path))
         assert done.returncode == 0, done.stdout + done.stderr
         paths[port] = str(path)
     return paths
@@ -99,21 +99,22 @@ def missing_lines(done):
 
 
 def test_a_merge_without_one_ports_report_fails_naming_that_port(tmp_path):
-    paths = port_reports(tmp_path, "--n", "0-2", "--method", "recursive,cyclic")
-    everything = harness("merge", *paths.values(), "--format", "plain")
+    root = suite(tmp_path)
+    paths = port_reports(tmp_path, root, "--n", "0-2", "--method", "recursive,cyclic")
+    everything = harness("--root", str(root), "merge", *paths.values(), "--format", "plain")
     assert everything.returncode == 0, everything.stdout + everything.stderr
-    assert f"All {len(REAL_PORTS) * 2 * 3} cells that ran pass and agree" in everything.stdout
-    for absent in (REAL_PORTS[0], REAL_PORTS[-1]):
+    assert f"All {len(HEADLINE) * 2 * 3} cells that ran pass and agree" in everything.stdout
+    for absent in (HEADLINE[0], HEADLINE[-1]):
         merged_file = tmp_path / "merged.json"
         rest = [path for port, path in paths.items() if port != absent]
-        merged = harness("merge", *rest, "--format", "plain", "--json", str(merged_file))
+        merged = harness("--root", str(root), "merge", *rest, "--format", "plain", "--json", str(merged_file))
         assert merged.returncode == 1
         assert missing_lines(merged) == [f"port {absent}: no report (the checkout's manifests list it)"]
         assert "pass and agree" not in merged.stdout and "Incomplete" in merged.stdout.splitlines()[-1]
         report = valid_report(json.loads(merged_file.read_text()))
         assert report["passed"] is False and report["missing"] == [f"port {absent}: no report (the checkout's manifests list it)"]
         assert absent in report["plan"]["ports"]
-    planned = harness("merge", "--expect", "plan", *rest, "--format", "plain")
+    planned = harness("--root", str(root), "merge", "--expect", "plan", *rest, "--format", "plain")
     assert planned.returncode == 0, planned.stdout
 
 

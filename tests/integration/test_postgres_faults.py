@@ -23,7 +23,7 @@ from psycopg.conninfo import conninfo_to_dict
 from conftest import compare_json, harness_process, left_behind, postgres_servers, run_folder, suite, valid_report
 from harness.cli import STOP_SECONDS
 
-SLACK = 5
+SLACK = 10
 """Seconds a run may take beyond its --timeout, however its server fails."""
 TIMEOUT = 6
 

@@ -9,7 +9,7 @@ import re
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from conftest import OFFERED, REAL_PORTS, harness, offered, reference_digest, suite, valid_report
+from conftest import HEADLINE, OFFERED, harness, offered, reference_digest, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
 from harness.report.summary import SHOWN_IN_SUMMARY, differences, faults
 
@@ -17,7 +17,7 @@ BOX_DRAWING = re.compile("[\u2500-\u257f]")
 
 
 def test_plain_output_reads_cleanly_in_80_columns_through_a_pipe():
-    done = harness("compare", "--n", "5", env={"COLUMNS": "80"})
+    done = harness("compare", "--n", "5", "--lang", ",".join(HEADLINE), env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "Tower of Hanoi, n = 5"
@@ -26,8 +26,8 @@ def test_plain_output_reads_cleanly_in_80_columns_through_a_pipe():
     assert all(line == line.rstrip() for line in lines)
     assert re.search(r"^python +pass · 31 moves +pass · 31 moves +pass · 31 moves +pass · 119 moves$", done.stdout, re.M)
     assert re.search(r"^  bash: GNU bash \d", done.stdout, re.M)
-    ran = sum(len(offered(method, 5)) for method in METHODS)
-    skipped = len(OFFERED) - ran  # a port's interpreter missing here
+    ran = sum(len(offered(method, 5, HEADLINE)) for method in METHODS)
+    skipped = sum(port in HEADLINE for port, _ in OFFERED) - ran  # a port's interpreter missing here
     tally = f"{ran} pass" + f", {skipped} skipped" * bool(skipped)
     assert lines[-1] == f"All {ran} cells that ran pass and agree: one sequence a puzzle and n ({tally})."
 
@@ -67,13 +67,13 @@ def test_junit_markdown_and_json_files_are_written_and_valid(tmp_path):
     done = harness("--root", str(root), "compare", "--n", "0-5", "--junit", str(j), "--markdown", str(m), "--json", str(r))
     assert done.returncode == 1, done.stdout + done.stderr  # seed-b_toh ends on the wrong peg for even n
     report = valid_report(json.loads(r.read_text()))
-    assert len(report["cells"]) == 6 * (len(REAL_PORTS) + 1) * len(METHODS)
+    assert len(report["cells"]) == 6 * (len(HEADLINE) + 1) * len(METHODS)
 
     xml = JUnitXml.fromfile(str(j))
     suites = {suite.name: suite for suite in xml}
-    assert set(suites) == {*REAL_PORTS, "seed-b_toh", "agreement"}
-    for port in REAL_PORTS:
-        skipped = sum(port not in offered(method, n) for method in METHODS for n in range(6))
+    assert set(suites) == {*HEADLINE, "seed-b_toh", "agreement"}
+    for port in HEADLINE:
+        skipped = sum(port not in offered(method, n, HEADLINE) for method in METHODS for n in range(6))
         assert (suites[port].tests, suites[port].failures, suites[port].errors, suites[port].skipped) == (24, 0, 0, skipped)
     fake = {case.name: case for case in suites["seed-b_toh"]}
     assert len(fake) == 24
