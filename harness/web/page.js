@@ -250,10 +250,14 @@
   }
 
   // The address follows the move shown, once the moves settle: browsers refuse a flood of history changes.
+  // An address followed meanwhile (its hashchange still to come) is left for that change to show.
   let settling = null;
   function remember() {
     clearTimeout(settling);
-    settling = setTimeout(() => history.replaceState(null, "", address(state.cell, state.k)), 250);
+    const seen = location.hash;
+    settling = setTimeout(() => {
+      if (location.hash === seen) history.replaceState(null, "", address(state.cell, state.k));
+    }, 250);
   }
 
   function stop() {

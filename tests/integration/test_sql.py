@@ -31,6 +31,7 @@ from conftest import (
     postgres_servers,
     reference_digest,
 )
+from harness.errors import Unavailable
 from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import CLASSIC, METHODS, Finish, Outcome
@@ -394,14 +395,31 @@ def test_a_port_in_postgresql_without_a_containerfile_gets_debians_server_in_con
 
 
 @pytest.mark.docker
-def test_the_postgresql_container_carries_its_runs_tmpdir(tmp_path, docker_engine, monkeypatch):
+def test_the_postgresql_container_carries_its_runs_tmpdir(run_tmpdir, docker_engine, monkeypatch):
     """What the check above looks for: the server's container is labelled with the run's TMPDIR."""
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    with Gate(Settings(backend="docker"), ports=[PORTS["sql"]], parent=tmp_path) as gate:
+    monkeypatch.setenv("TMPDIR", str(run_tmpdir))
+    with Gate(Settings(backend="docker"), ports=[PORTS["sql"]], parent=run_tmpdir) as gate:
         assert gate.database is not None
         gate.database.dsn()
-        assert len(port_containers(tmp_path)) == 1
-    assert port_containers(tmp_path) == set()
+        assert len(port_containers(run_tmpdir)) == 1
+    assert port_containers(run_tmpdir) == set()
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("docker", marks=pytest.mark.docker)])
+def test_a_tmpdir_too_long_for_the_servers_socket_is_said_at_once(run_tmpdir, backend, request):
+    """A Unix socket's path holds 107 bytes: a server whose socket would be longer never answers, so
+    the run says why before it starts one, rather than waiting out its time."""
+    if backend == "docker":
+        request.getfixturevalue("docker_engine")
+    deep = run_tmpdir / ("d" * 100)
+    deep.mkdir()
+    started = time.monotonic()
+    with Gate(Settings(backend=backend), ports=[PORTS["sql"]], parent=deep) as gate:
+        assert gate.database is not None
+        with pytest.raises(Unavailable, match="bytes, longer than the 107 a Unix socket's path may be: give the run a shorter TMPDIR"):
+            gate.database.dsn()
+    assert time.monotonic() - started < 30
+    assert postgres_servers(deep) == set()
 
 
 def test_docker_backend_without_an_engine_is_an_error_on_the_sql_cells(tmp_path):

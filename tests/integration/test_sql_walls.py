@@ -212,12 +212,12 @@ def dead_owner() -> str:
     return f"{pid_and_start}@{PID_SPACE}"
 
 
-def test_the_embedded_server_never_sees_the_harnesss_environment(tmp_path, monkeypatch):
+def test_the_embedded_server_never_sees_the_harnesss_environment(run_tmpdir, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    with Gate(Settings(), ports=[PORTS["sql"]], parent=tmp_path) as gate:
+    with Gate(Settings(), ports=[PORTS["sql"]], parent=run_tmpdir) as gate:
         assert gate.database is not None
         gate.database.dsn()
-        [data] = postgres_servers(tmp_path)
+        [data] = postgres_servers(run_tmpdir)
         postmaster = int((Path(data) / "postmaster.pid").read_text().split()[0])
         environment = Path(f"/proc/{postmaster}/environ").read_bytes()
     assert TOKEN.encode() not in environment and b"GITHUB_TOKEN" not in environment

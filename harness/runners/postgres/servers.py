@@ -96,6 +96,25 @@ class Server(Protocol):
         """Stop it, if the run started it, and remove what it left."""
 
 
+SOCKET_PATH_BYTES = 107
+"""The longest path a Unix socket may have (sun_path, less its closing NUL), which PostgreSQL refuses beyond."""
+
+
+def socket_folder(folder: Path) -> Path:
+    """The server's socket folder in ``folder``, made; Unavailable, saying why, where the socket's
+    path would be too long to bind (a long TMPDIR), which would otherwise be a server that never
+    answers."""
+    socket = folder / SOCKET_FOLDER
+    path = socket / f".s.PGSQL.{PORT_NUMBER}"
+    if len(bytes(path)) > SOCKET_PATH_BYTES:
+        raise Unavailable(
+            f"the server's socket would be {path}, {len(bytes(path))} bytes, longer than the {SOCKET_PATH_BYTES} a Unix socket's"
+            " path may be: give the run a shorter TMPDIR"
+        )
+    socket.mkdir()
+    return socket
+
+
 def _socket_conninfo(socket: Path) -> str:
     return make_conninfo("", host=str(socket), port=PORT_NUMBER, user=ADMINISTRATOR, dbname=WORKROOM)
 
@@ -150,10 +169,10 @@ class Embedded:
             raise Unavailable(NOT_INSTALLED)
         self._folder = folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
         (folder / OWNER_FILE).write_text(HARNESS)
-        data, socket = folder / "data", folder / SOCKET_FOLDER
+        data = folder / "data"
         try:
+            socket = socket_folder(folder)
             user = _server_user(programs, folder)
-            socket.mkdir()
             _copy_cluster(programs, data, user, self._stopped)
             if user:
                 for path in (folder, socket):
@@ -396,8 +415,7 @@ class Container:
         self._engine = engine
         self._folder = folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
         (folder / OWNER_FILE).write_text(HARNESS)
-        socket = folder / SOCKET_FOLDER
-        socket.mkdir()
+        socket = socket_folder(folder)
         socket.chmod(0o777)  # the image's postgres user makes its socket here; the folder around it is the harness's alone
         script = (
             f"initdb -D {CONTAINER_DATA} -U {ADMINISTRATOR} --auth=trust --encoding=UTF8 --no-sync >/dev/null"
