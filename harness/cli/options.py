@@ -13,7 +13,7 @@ import click
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS
-from harness.runners import MODES
+from harness.runners import MODES, Mode
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ def chosen(ports: list[Port], settings: Settings) -> list[Port]:
     return [port for port in ports if port.name in settings.ports]
 
 
-def _backend(backend: Backend | None, dsn: str | None, isolation: str) -> Backend:
+def _backend(backend: Backend | None, dsn: str | None, isolation: Mode) -> Backend:
     """Where the SQL port runs. A DSN given on the command line that is not one is a usage error; one
     from HANOI_PG_DSN is checked only when a cell needs the server, and is then the error of the SQL
     cells alone."""
@@ -239,7 +239,9 @@ def _backend(backend: Backend | None, dsn: str | None, isolation: str) -> Backen
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="'--dsn'") from None
     if backend is None:
-        return "server" if dsn else "docker" if isolation == "container" else "embedded"
+        from harness.runners.walls import walls_class  # not at start-up: it loads the mode's module
+
+        return "server" if dsn else walls_class(isolation).default_backend
     if backend == "embedded" and isolation == "container":
         raise click.UsageError("--backend embedded runs the server on this machine, which --isolation container does not: use --backend docker or --dsn", ctx)
     if backend == "server" and not dsn:

@@ -114,13 +114,14 @@ class Session:
         loaded, for ports of which none runs in PostgreSQL); what an earlier, killed run left behind
         is swept first. The DSN's password is a secret: a port that prints it has it masked in every report."""
         from harness.gate import Gate
+        from harness.runners.walls import walls_class
 
         ports = self.ports if ports is None else ports
         problem = tmpdir_problem()
         if problem:
             raise click.ClickException(problem)
         sweep_leftovers()
-        if settings.isolation == "container" or (settings.backend == "docker" and any(port.query for port in ports)):
+        if walls_class(settings.isolation).uses_engine or (settings.backend == "docker" and any(port.query for port in ports)):
             sweep_old_containers()
         return Gate(settings, dsn, ports)
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from harness.limits import DEFAULT_LIMITS
 from harness.model import ESCAPED_BYTE, Cell, Outcome, Rerun
 from harness.port import SHOWN_BUILD, Port, fill
+from harness.runners.walls import walls_class
 from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
 
 PLACEHOLDER_WORD = re.compile(r"(?:[\w@%+=:./-]|\{binary\}|\{build\})+", re.ASCII)
@@ -75,7 +76,7 @@ def _options(settings: Settings, port: Port) -> list[str]:
     if settings.limits.processes != DEFAULT_LIMITS.processes:
         chosen += ["--processes", str(settings.limits.processes)]
     if port.query is not None:
-        if settings.backend != ("docker" if settings.isolation == "container" else "embedded"):
+        if settings.backend != walls_class(settings.isolation).default_backend:
             chosen += ["--backend", settings.backend]
         if settings.unsafe_superuser_sql:
             chosen.append("--unsafe-superuser-sql")

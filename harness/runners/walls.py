@@ -23,6 +23,7 @@ from harness.port import Port, Requirement
 from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
+from harness.settings import Backend
 
 VERSION_SECONDS = 10.0
 """The longest a version command may take."""
@@ -60,6 +61,11 @@ class Walls(ABC):
     mode: ClassVar[Mode]
     host_interpreters: ClassVar[bool] = True
     """Whether programs use this machine's interpreters (so a missing one skips the cell here)."""
+    default_backend: ClassVar[Backend] = "embedded"
+    """The PostgreSQL server of a run in this mode that names none (``--backend``, ``--dsn``)."""
+    uses_engine: ClassVar[bool] = False
+    """Whether its programs run in containers of the Docker engine, so that a run in this mode first
+    removes those a killed run left."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -122,10 +128,15 @@ class Walls(ABC):
         """Let go of what the mode holds for the run (the Docker engine, its containers)."""
 
 
-def open_walls(mode: Mode, limits: Limits) -> Walls:
-    """The walls of ``mode``, from its module in ``harness.runners.modes``: only the mode in use is loaded."""
+def walls_class(mode: Mode) -> type[Walls]:
+    """The class of ``mode``'s walls, from its module in ``harness.runners.modes``: only that mode is loaded."""
     walls: type[Walls] = importlib.import_module(f"harness.runners.modes.{mode}").WALLS
-    return walls(limits)
+    return walls
+
+
+def open_walls(mode: Mode, limits: Limits) -> Walls:
+    """The walls of ``mode``, within ``limits``."""
+    return walls_class(mode)(limits)
 
 
 def run_as(user: str | None, argv: list[str]) -> list[str]:

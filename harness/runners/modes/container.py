@@ -90,6 +90,8 @@ class ContainerWalls(Walls):
 
     mode = "container"
     host_interpreters = False
+    default_backend = "docker"
+    uses_engine = True
 
     def __init__(self, limits: Limits) -> None:
         super().__init__(limits)
