@@ -24,7 +24,7 @@ from harness.runners.walls import VERSION_SECONDS, Job, Walls, open_walls
 from harness.settings import Settings
 
 if TYPE_CHECKING:
-    from harness.runners.postgres import Database
+    from harness.runners.postgres.database import Database
 
 MAX_ASKED = 64
 """The most version commands asked at once."""
@@ -65,7 +65,7 @@ class Gate:
         as ``list``, loads no PostgreSQL client at all."""
         with self._database_lock:
             if self._database is None and self._server_port is not None and not self._closed:
-                from harness.runners.postgres import Database  # psycopg, only for a run that has a port in PostgreSQL
+                from harness.runners.postgres.database import Database  # psycopg, only for a run that has a port in PostgreSQL
 
                 self._database = Database(
                     self.settings.backend, self.walls, self._server_port, self.secrets, self._dsn, self._parent,

@@ -29,8 +29,8 @@ from harness.errors import TranscriptError, Unavailable
 from harness.model import Outcome
 from harness.port import Port
 from harness.report.terminal import STYLE, diff_markup, literal
-from harness.runners.postgres import Database
 from harness.runners.postgres.connection import psql_executable
+from harness.runners.postgres.database import Database
 
 TRANSCRIPTS = Path("docs") / "transcripts"
 QUIET_SECONDS = 0.5

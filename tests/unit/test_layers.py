@@ -15,7 +15,10 @@ LAYERS = [
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.subprocess", "runners.modes.sandbox", "runners.modes.container"}),
     ("run: builds", {"build"}),
-    ("run: PostgreSQL", {"runners.postgres.wheel", "runners.postgres.connection", "runners.postgres.servers", "runners.postgres.query", "runners.postgres"}),
+    ("run: PostgreSQL", {
+        "runners.postgres.wheel", "runners.postgres.connection", "runners.postgres.servers", "runners.postgres.query", "runners.postgres.database",
+        "runners.postgres",
+    }),
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("reading output: the readers", {"readers.lines", "readers.states", "readers.drawings"}),

@@ -35,7 +35,7 @@ from harness.runners.postgres.connection import connect_seconds, psql_executable
 from harness.runners.process import BLOCK_BYTES, POLL_SECONDS, describe_exit, let_fill, process_status, widen_pipe
 
 if TYPE_CHECKING:
-    from harness.runners.postgres import Database
+    from harness.runners.postgres.database import Database
 
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query (and again, once asked to end its process), to end it."""
