@@ -17,7 +17,7 @@ from harness.runners import Mode
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_MOVES = 1 << 24
 Backend = Literal["embedded", "server", "docker"]
-"""Where the ports that run in PostgreSQL find it (runners/postgres/servers.py)."""
+"""Where the ports that run in PostgreSQL find it: each a kind of server of ``runners.postgres.SERVERS``."""
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
 Screen = Literal["pretty", "plain", "markdown", "json"]
 """The forms a report, or the list of ports, takes on standard output (``--format``)."""

@@ -1,6 +1,8 @@
-"""What each mode says of itself, which the command line asks instead of naming modes: the
-PostgreSQL server a run in it has when it names none, and whether its runs start containers; and
-the rerun line, which gives --backend only where the run's differs from its mode's own."""
+"""What each mode and each kind of PostgreSQL server says of itself, which the command line and the
+gate ask instead of naming them: the server a run in a mode has when it names none, whether a mode's
+runs or a server start containers, whether a server runs on this machine, needs a DSN, or says its
+version unstarted; and the rerun line, which gives --backend only where the run's differs from its
+mode's own."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ import shlex
 import pytest
 
 from conftest import PORTS
+from harness.limits import Limits
 from harness.model import Cell, Outcome
 from harness.report.rerun import rerun
 from harness.runners import MODES
-from harness.runners.walls import walls_class
+from harness.runners.postgres import SERVERS
+from harness.runners.walls import open_walls, walls_class
 from harness.settings import BACKENDS, Settings
 
 OWN_BACKEND = {"subprocess": "embedded", "sandbox": "embedded", "container": "docker"}
@@ -37,3 +41,22 @@ def test_a_rerun_line_names_the_backend_exactly_where_it_is_not_the_modes_own(mo
     assert named == (None if backend == OWN_BACKEND[mode] else backend)
     elsewhere = shlex.split(rerun(Cell("python", "recursive", 3, Outcome.FAIL), PORTS["python"], settings, "ports").command)
     assert "--backend" not in elsewhere  # a port that runs in no PostgreSQL has no server to name
+
+
+def test_servers_names_each_backend_and_what_each_is():
+    assert tuple(SERVERS) == BACKENDS
+    said = {
+        name: (kind.on_this_machine, kind.needs_dsn, kind.uses_engine, kind.version_without_starting) for name, kind in SERVERS.items()
+    }
+    assert said == {
+        "embedded": (True, False, False, True),  # the wheel's server, in the run's walls: its program says its version
+        "server": (False, True, False, False),  # someone else's, named by a DSN
+        "docker": (False, False, True, False),  # a container of the engine's
+    }
+
+
+def test_every_kind_of_server_is_made_alike_and_is_the_kind_it_is_named_for(tmp_path):
+    walls = open_walls("subprocess", Limits(1 << 30, 64))
+    for name, kind in SERVERS.items():
+        server = kind.load()(walls, PORTS["sql"], "dbname=hanoi", tmp_path)
+        assert server.name == name

@@ -1,6 +1,6 @@
-"""PostgreSQL for the ports that run inside it: one server for the whole harness run (servers.py),
-each port a role of its own there, in a database only it owns, and one cell's query streamed as
-lines the way a program's output is (query.py).
+"""PostgreSQL for the ports that run inside it: one server for the whole harness run (of the kind
+``--backend`` names in SERVERS: servers.py), each port a role of its own there, in a database only
+it owns, and one cell's query streamed as lines the way a program's output is (query.py).
 
 A port's role is no superuser and holds none of the server's file or program roles, so its SQL
 runs no program, reads no file and reaches no other machine; it owns its database alone, so no
@@ -35,9 +35,10 @@ from harness.environment import Secrets
 from harness.errors import Unavailable, first_line
 from harness.port import Port, Query
 from harness.runners.base import WAITS
+from harness.runners.postgres import SERVERS
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, Deadline, cannot_connect, connect_seconds, server_address
 from harness.runners.postgres.query import CANCEL_GRACE, QueryStream
-from harness.runners.postgres.servers import Container, Embedded, Existing, Server
+from harness.runners.postgres.servers import Existing, Server
 from harness.runners.process import HARNESS, POLL_SECONDS, alive
 from harness.runners.walls import Walls
 from harness.settings import Backend
@@ -76,15 +77,10 @@ class Database:
         password is added; ``parent``: where a server the harness starts keeps its folder (default:
         the temporary folder); ``unsafe_superuser``: with a DSN whose user can make no role for a
         port, run the ports' SQL as that user even if it is a superuser."""
-        self.backend: Server
-        if backend == "embedded":
-            self.backend = Embedded(walls, port, parent)
-        elif backend == "docker":
-            self.backend = Container(port, walls.limits, parent)
-        elif backend == "server" and dsn:
-            self.backend = Existing(dsn)
-        else:
+        kind = SERVERS.get(backend)
+        if kind is None or (kind.needs_dsn and not dsn):
             raise ValueError(f"unknown backend {backend!r}, or the server backend without a DSN")
+        self.backend: Server = kind.load()(walls, port, dsn, parent)
         self._unsafe_superuser = unsafe_superuser
         self._masked = masked
         self._lock = threading.Lock()  # starting the server, making a role, loading files: once, whoever asks

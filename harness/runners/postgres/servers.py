@@ -28,7 +28,6 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 from harness.errors import ContainerError, Unavailable, first_line
-from harness.limits import Limits
 from harness.port import Port
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, check_dsn
 from harness.runners.postgres.wheel import NOT_INSTALLED, binaries
@@ -74,10 +73,16 @@ CONTAINER_TMP = "1g"
 
 
 class Server(Protocol):
-    """One run's server, whoever runs it."""
+    """One run's server, whoever runs it. Every kind is made alike (``SERVERS``), and takes what it
+    needs of: ``walls``, the run's, within which a server of this machine's runs (a container's
+    keeps their limits); ``port``, the port whose image makes a container's server; ``dsn``, the
+    server someone else runs; ``parent``, where a server the harness starts keeps its folder (None:
+    the temporary folder)."""
 
     name: str
     label: str
+
+    def __init__(self, walls: Walls, port: Port, dsn: str | None, parent: Path | None) -> None: ...
 
     def start(self, timeout: float) -> str:
         """Start it (or find it) within ``timeout`` (START_SECONDS at least): its administrator's connection string."""
@@ -142,7 +147,7 @@ class Embedded:
     name = "embedded"
     label = "the embedded PostgreSQL server"
 
-    def __init__(self, walls: Walls, port: Port, parent: Path | None = None) -> None:
+    def __init__(self, walls: Walls, port: Port, dsn: str | None, parent: Path | None) -> None:
         self._walls, self._port, self._parent = walls, port, parent
         self._lock = threading.Lock()  # one reading of how it ended
         self._runner: PortProcess | None = None
@@ -358,7 +363,8 @@ class Existing:
     name = "server"
     label = "the PostgreSQL server"
 
-    def __init__(self, dsn: str) -> None:
+    def __init__(self, walls: Walls, port: Port, dsn: str | None, parent: Path | None) -> None:
+        assert dsn, "the server backend needs a DSN"
         self.dsn = dsn
 
     def start(self, timeout: float) -> str:
@@ -394,8 +400,8 @@ class Container:
     name = "docker"
     label = "the PostgreSQL container"
 
-    def __init__(self, port: Port, limits: Limits, parent: Path | None = None) -> None:
-        self._port, self._limits, self._parent = port, limits, parent
+    def __init__(self, walls: Walls, port: Port, dsn: str | None, parent: Path | None) -> None:
+        self._port, self._limits, self._parent = port, walls.limits, parent
         self._engine: object | None = None
         self._container: object | None = None
         self._folder: Path | None = None
