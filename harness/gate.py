@@ -20,6 +20,7 @@ from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
+from harness.runners.postgres import SERVERS
 from harness.runners.walls import VERSION_SECONDS, Job, Walls, open_walls
 from harness.settings import Settings
 
@@ -154,7 +155,7 @@ class Gate:
     def _server_version(self, start: bool) -> tuple[str | None, str]:
         """``PostgreSQL 18.6 (embedded)``, starting the server if it must and ``start`` lets it."""
         if not start:
-            if self.settings.backend != "embedded":
+            if not SERVERS[self.settings.backend].version_without_starting:
                 return None, f"not asked: the {self.settings.backend} server is asked only once started (harness list --verbose starts it)"
             from harness.runners.postgres.wheel import embedded_version
 

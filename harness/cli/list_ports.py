@@ -14,6 +14,7 @@ from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_f
 from harness.cli.session import Session, terminal
 from harness.errors import ExitCode
 from harness.model import visible
+from harness.runners.postgres import SERVERS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,7 +50,7 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
             server = answers.get(port.name, {}).get("postgresql") if port.query else None
             if requirement:
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
-            elif server and server[0] is None and (verbose or settings.backend == "embedded"):
+            elif server and server[0] is None and (verbose or SERVERS[settings.backend].version_without_starting):
                 missing[port.name] = server[1]
         versions = versions_said(answers)
         console = terminal()

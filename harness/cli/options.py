@@ -14,6 +14,7 @@ from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS
 from harness.runners import MODES, Mode
+from harness.runners.postgres import SERVERS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
 
 if TYPE_CHECKING:
@@ -238,14 +239,19 @@ def _backend(backend: Backend | None, dsn: str | None, isolation: Mode) -> Backe
             check_dsn(dsn)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="'--dsn'") from None
-    if backend is None:
-        from harness.runners.walls import walls_class  # not at start-up: it loads the mode's module
+    from harness.runners.walls import walls_class  # not at start-up: it loads the mode's module
 
-        return "server" if dsn else walls_class(isolation).default_backend
-    if backend == "embedded" and isolation == "container":
-        raise click.UsageError("--backend embedded runs the server on this machine, which --isolation container does not: use --backend docker or --dsn", ctx)
-    if backend == "server" and not dsn:
-        raise click.UsageError("--backend server needs --dsn or HANOI_PG_DSN", ctx)
-    if backend != "server" and given:
+    walls = walls_class(isolation)
+    if backend is None:
+        return "server" if dsn else walls.default_backend
+    kind = SERVERS[backend]
+    if kind.on_this_machine and not walls.host_interpreters:
+        raise click.UsageError(
+            f"--backend {backend} runs the server on this machine, which --isolation {isolation} does not: use --backend {walls.default_backend} or --dsn",
+            ctx,
+        )
+    if kind.needs_dsn and not dsn:
+        raise click.UsageError(f"--backend {backend} needs --dsn or HANOI_PG_DSN", ctx)
+    if not kind.needs_dsn and given:
         raise click.UsageError(f"--dsn names a server, --backend {backend} starts one: give only one of them", ctx)
     return backend

@@ -19,6 +19,7 @@ import click
 from harness.cli.options import choose, settings_from
 from harness.errors import ExitCode, ReportError
 from harness.model import METHODS, Cell, Outcome, Reason, visible
+from harness.runners.postgres import SERVERS
 from harness.settings import Settings
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class Session:
         if problem:
             raise click.ClickException(problem)
         sweep_leftovers()
-        if walls_class(settings.isolation).uses_engine or (settings.backend == "docker" and any(port.query for port in ports)):
+        if walls_class(settings.isolation).uses_engine or (SERVERS[settings.backend].uses_engine and any(port.query for port in ports)):
             sweep_old_containers()
         return Gate(settings, dsn, ports)
 

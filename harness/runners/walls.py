@@ -60,7 +60,8 @@ class Walls(ABC):
 
     mode: ClassVar[Mode]
     host_interpreters: ClassVar[bool] = True
-    """Whether programs use this machine's interpreters (so a missing one skips the cell here)."""
+    """Whether programs use this machine's interpreters (so a missing one skips the cell here), as a
+    PostgreSQL server of this machine's must (``SERVERS``: ``on_this_machine``)."""
     default_backend: ClassVar[Backend] = "embedded"
     """The PostgreSQL server of a run in this mode that names none (``--backend``, ``--dsn``)."""
     uses_engine: ClassVar[bool] = False

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import shlex
 
+import click
 import pytest
 
 from conftest import PORTS
+from harness.cli.compare import compare
+from harness.cli.options import settings_from
 from harness.limits import Limits
 from harness.model import Cell, Outcome
 from harness.report.rerun import rerun
@@ -60,3 +63,38 @@ def test_every_kind_of_server_is_made_alike_and_is_the_kind_it_is_named_for(tmp_
     for name, kind in SERVERS.items():
         server = kind.load()(walls, PORTS["sql"], "dbname=hanoi", tmp_path)
         assert server.name == name
+
+
+def backend_of(args: list[str]) -> str:
+    """The back-end compare's options make."""
+    with compare.make_context("compare", ["--n", "3", *args]) as ctx:
+        return settings_from(list(PORTS.values()), ctx.params).backend
+
+
+@pytest.mark.parametrize(("args", "backend"), [
+    ([], "embedded"),
+    (["--isolation", "sandbox"], "embedded"),
+    (["--isolation", "container"], "docker"),
+    (["--dsn", "host=x"], "server"),
+    (["--isolation", "container", "--dsn", "host=x"], "server"),
+    (["--isolation", "container", "--backend", "docker"], "docker"),
+])
+def test_a_run_that_names_no_backend_has_its_modes_own_or_the_dsns(args, backend, monkeypatch):
+    monkeypatch.delenv("HANOI_PG_DSN", raising=False)
+    assert backend_of(args) == backend
+
+
+@pytest.mark.parametrize(("args", "refusal"), [
+    (
+        ["--isolation", "container", "--backend", "embedded"],
+        "--backend embedded runs the server on this machine, which --isolation container does not: use --backend docker or --dsn",
+    ),
+    (["--backend", "server"], "--backend server needs --dsn or HANOI_PG_DSN"),
+    (["--backend", "docker", "--dsn", "host=x"], "--dsn names a server, --backend docker starts one: give only one of them"),
+    (["--backend", "embedded", "--dsn", "host=x"], "--dsn names a server, --backend embedded starts one: give only one of them"),
+])
+def test_a_backend_that_the_mode_or_the_dsn_rules_out_is_refused(args, refusal, monkeypatch):
+    monkeypatch.delenv("HANOI_PG_DSN", raising=False)
+    with pytest.raises(click.UsageError) as refused:
+        backend_of(args)
+    assert refused.value.message == refusal
