@@ -12,7 +12,7 @@ from typing import Any, Literal, get_args
 
 from harness.limits import DEFAULT_LIMITS, Limits
 from harness.model import METHODS, Shard
-from harness.runners import Mode
+from harness.runners import DEFAULT_MODE, Mode
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_MOVES = 1 << 24
@@ -68,7 +68,7 @@ class Settings:
     fail_fast: bool = False
     shard: Shard | None = None
     backend: Backend = "embedded"
-    isolation: Mode = "subprocess"
+    isolation: Mode = DEFAULT_MODE
     limits: Limits = field(default=DEFAULT_LIMITS)
     build_timeout: float | None = None
     """How long a compiled port's build may take; None: as long as a cell (``timeout``)."""

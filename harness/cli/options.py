@@ -13,7 +13,7 @@ import click
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS
-from harness.runners import MODES, Mode
+from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
 
@@ -153,7 +153,7 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
         help="Where the SQL port runs: a private embedded server (the default without a DSN), the server --dsn names, or a Docker container.",
     ),
     "isolation": click.option(
-        "--isolation", type=click.Choice(MODES), default="subprocess", show_default=True,
+        "--isolation", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
         help="Run each program as a plain subprocess, in a bubblewrap sandbox (no network, read-only), or in its port's container.",
     ),
     "memory": click.option(
@@ -203,6 +203,7 @@ def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
     """The run's settings from a command's options (each command has some of them; the rest keep
     their defaults), the ports and methods that ``--port`` and ``--method`` choose, all when not given."""
     names = choose(given.get("port_names"), [port.name for port in ports], "port", "'--port'")
+    isolation = given.get("isolation", DEFAULT_MODE)
     return Settings(
         ns=tuple(given.get("ns", ())),
         ports=tuple(port.name for port in ports if port.name in names),
@@ -213,8 +214,8 @@ def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
         max_moves=given.get("max_moves"),
         fail_fast=given.get("fail_fast", False),
         shard=given.get("shard"),
-        backend=_backend(given.get("backend"), given.get("dsn"), given.get("isolation", "subprocess")),
-        isolation=given.get("isolation", "subprocess"),
+        backend=_backend(given.get("backend"), given.get("dsn"), isolation),
+        isolation=isolation,
         limits=Limits(given.get("memory", DEFAULT_LIMITS.memory), given.get("processes", DEFAULT_LIMITS.processes)),
         build_timeout=given.get("build_timeout"),
         unsafe_superuser_sql=given.get("unsafe_superuser_sql", False),

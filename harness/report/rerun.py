@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from harness.limits import DEFAULT_LIMITS
 from harness.model import ESCAPED_BYTE, Cell, Outcome, Rerun
 from harness.port import SHOWN_BUILD, Port, fill
+from harness.runners import DEFAULT_MODE
 from harness.runners.walls import walls_class
 from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
 
@@ -61,7 +62,7 @@ def rerun(cell: Cell, port: Port, settings: Settings, root: str) -> Rerun:
 def _options(settings: Settings, port: Port) -> list[str]:
     """The options, besides the cell, by which the run differs from ``harness run``'s defaults."""
     chosen: list[str] = []
-    if settings.isolation != "subprocess":
+    if settings.isolation != DEFAULT_MODE:
         chosen += ["--isolation", settings.isolation]
     if settings.timeout != DEFAULT_TIMEOUT:
         chosen += ["--timeout", _seconds(settings.timeout)]

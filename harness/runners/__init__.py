@@ -13,3 +13,5 @@ from typing import Literal, get_args
 Mode = Literal["subprocess", "sandbox", "container"]
 """The modes, each the module of that name in ``harness.runners.modes``."""
 MODES: tuple[Mode, ...] = get_args(Mode)
+DEFAULT_MODE: Mode = "subprocess"
+"""The mode of a run that names none (``--isolation``)."""

@@ -17,7 +17,7 @@ from harness.cli.options import settings_from
 from harness.limits import Limits
 from harness.model import Cell, Outcome
 from harness.report.rerun import rerun
-from harness.runners import MODES
+from harness.runners import DEFAULT_MODE, MODES
 from harness.runners.postgres import SERVERS
 from harness.runners.walls import open_walls, walls_class
 from harness.settings import BACKENDS, Settings
@@ -33,6 +33,11 @@ def test_each_mode_says_its_own_backend_and_whether_it_starts_containers(mode):
     assert walls.mode == mode
     assert walls.default_backend == OWN_BACKEND[mode]
     assert walls.uses_engine is (mode == "container")
+
+
+def test_settings_that_name_no_mode_have_the_default_mode_and_its_own_backend():
+    assert Settings().isolation == DEFAULT_MODE == "subprocess"
+    assert Settings().backend == walls_class(DEFAULT_MODE).default_backend
 
 
 @pytest.mark.parametrize("mode", MODES)
