@@ -67,9 +67,14 @@ def find_root(given: Path | None = None) -> Path | None:
     return next((folder for folder in (here, *here.parents) if any(folder.glob(f"*/{MANIFEST}"))), None)
 
 
+def manifests(root: Path) -> list[Path]:
+    """The manifest of every port directly below ``root``, sorted by the port's name."""
+    return sorted(root.glob(f"*/{MANIFEST}"))
+
+
 def discover(root: Path) -> list[Port]:
     """Every port directly below ``root``, sorted by name."""
-    return [load_port(path) for path in sorted(root.glob(f"*/{MANIFEST}"))]
+    return [load_port(path) for path in manifests(root)]
 
 
 def load_port(manifest: Path) -> Port:

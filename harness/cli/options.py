@@ -18,6 +18,8 @@ from harness.runners.postgres import SERVERS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
 
 if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
     from harness.port import Port
 
 MAX_DISCS = 64
@@ -25,6 +27,20 @@ MAX_DISCS = 64
 
 
 MAX_TIMEOUT = 7 * 24 * 3600
+
+
+def complete_ports(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The ports under --root (or where the harness finds them) that begin with what is typed, for the
+    shell's completion; after a comma, the next of a list (``python,b`` offers ``python,bash``). The
+    manifests are found, not read: completion runs on every Tab."""
+    from click.shell_completion import CompletionItem
+
+    from harness.discover import find_root, manifests
+
+    root = find_root(ctx.find_root().params.get("root"))
+    before, comma, last = incomplete.rpartition(",")
+    names = [path.parent.name for path in manifests(root)] if root is not None else []
+    return [CompletionItem(f"{before}{comma}{name}") for name in names if name.startswith(last)]
 
 
 class DiscCounts(click.ParamType[list[int]]):
@@ -121,7 +137,9 @@ class Size(click.ParamType[int]):
 
 OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "n": click.option("-n", "--n", "ns", type=DiscCounts(), required=True, help=f"Discs: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS})."),
-    "port": click.option("-l", "--port", "--lang", "port_names", metavar="PORTS", help="Ports, comma-separated (default: all)."),
+    "port": click.option(
+        "-l", "--port", "--lang", "port_names", metavar="PORTS", shell_complete=complete_ports, help="Ports, comma-separated (default: all).",
+    ),
     "method": click.option("-m", "--method", "method_names", metavar="METHODS", help=f"Methods, comma-separated (default: {', '.join(METHODS)})."),
     "jobs": click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=os.cpu_count() or 1, show_default=True, help="Cells run at once."),
     "timeout": click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT, show_default=True, help="Seconds each cell may run before it is stopped."),

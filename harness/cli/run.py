@@ -8,13 +8,13 @@ from typing import Any
 import click
 
 from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DATABASE, ISOLATION, options
+from harness.cli.options import DATABASE, ISOLATION, complete_ports, options
 from harness.cli.session import Session, one_cell, say_how_it_ended
 from harness.model import visible
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("port_name", metavar="PORT")
+@click.argument("port_name", metavar="PORT", shell_complete=complete_ports)
 @click.argument("method")
 @options("n", "timeout", "build_timeout", "strict", "max_moves", *DATABASE)
 @click.option("--raw", is_flag=True, help="Print the port's own lines instead of canonical moves.")

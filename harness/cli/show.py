@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DATABASE, ISOLATION, options
+from harness.cli.options import DATABASE, ISOLATION, complete_ports, options
 from harness.cli.session import Session, one_cell, say_how_it_ended
 from harness.model import METHODS, Move, visible
 
@@ -18,7 +18,7 @@ MAX_SHOWN = 12
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("port_name", metavar="PORT")
+@click.argument("port_name", metavar="PORT", shell_complete=complete_ports)
 @click.argument("method")
 @options("n", "timeout", "build_timeout", "strict", *DATABASE)
 @click.option(
