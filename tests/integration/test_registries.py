@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from conftest import ROOT, harness, suite
+from harness.readers import READERS
 
 WRITER = '''
 def tally(report):
@@ -127,5 +128,5 @@ def test_a_new_output_format_is_one_module_and_one_line_and_its_port_is_read_and
     assert done.returncode == 0, done.stdout + done.stderr
     assert "arrows" in done.stdout and "12 cells that ran pass and agree" in done.stdout, done.stdout
     without = harness("--root", str(root), "check")
-    assert without.returncode == 1 and "'output.format' must be one of lines, states, drawings, not 'arrows'" in without.stdout, without.stdout
+    assert without.returncode == 1 and f"'output.format' must be one of {', '.join(READERS)}, not 'arrows'" in without.stdout, without.stdout
     assert ROOT.joinpath("harness", "readers", "arrows.py").exists() is False

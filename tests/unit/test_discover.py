@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import typing
 
 import pytest
 
@@ -11,6 +12,7 @@ from conftest import ROOT
 from harness.discover import discover, load_port
 from harness.patterns import never_matches
 from harness.port import Built
+from harness.readers import READERS, OutputFormat
 from harness.readers.lines import LineReader
 
 GOOD = """\
@@ -61,7 +63,7 @@ def test_a_method_table_replaces_only_the_keys_it_gives(tmp_path):
         (('build = ["cc", "-o", "{binary}", "hanoi.c"]\ncommand = ["{binary}",', 'command = ["{build}/a",'), "{binary} and {build} name what 'build' makes"),
         (('"-DN={n}", ', ""), "[method.cyclic] 'command', 'build' or 'stdin' must use {n}"),
         (('"{method}", ', ""), "'command', 'build' or 'stdin' must use {method}, to tell the program which method to run"),
-        (('format = "drawings"', 'format = "pictures"'), "'output.format' must be one of lines, states, drawings, not 'pictures'"),
+        (('format = "drawings"', 'format = "pictures"'), f"'output.format' must be one of {', '.join(READERS)}, not 'pictures'"),
         (('format = "drawings"', "format = \"drawings\"\npatterns = ['(?P<src>A) (?P<dst>B)']"), "and none for drawings"),
         (('"recursive", ', '"spiral", '), "unknown: spiral"),
         (("[method.cyclic]\n", '[method.cyclic]\nrequire = "cc"\n'), "[method.cyclic] unknown key 'require'; the keys here are command"),
@@ -94,6 +96,12 @@ def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
     assert old in GOOD
     port = port_from(tmp_path, GOOD.replace(old, new, 1))
     assert port.manifest_error is not None and problem in port.manifest_error, port.manifest_error
+
+
+
+def test_the_output_format_type_names_every_reader_and_no_other():
+    """``OutputFormat`` is spelt out for mypy, which cannot read the registry; here it is held to it."""
+    assert typing.get_args(OutputFormat) == tuple(READERS)
 
 
 SQL = """\
