@@ -66,14 +66,10 @@ class SandboxWalls(Walls):
         if job.user is None and user is not None:
             for folder in job.writes:
                 _hand_over(folder, user)
-        dropped = run_as(user, job.argv)
         readable = [job.port.folder, *job.reads, *shown_reads(job.port.requires)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
-        with accounts(user) as (files, descriptors):
-            argv = sandboxed(
-                dropped, job.folder, readable=readable, writable=job.writes, own_users=dropped is job.argv, size=self.limits.memory, files=files,
-            )
+        with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes, pass_fds=descriptors)
 
 
@@ -89,18 +85,26 @@ def sandbox_problem() -> str | None:
         return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
     user = SANDBOX_USER if os.geteuid() == 0 else None
     try:
-        with accounts(user) as (files, descriptors):
-            argv = run_as(user, ["true"])
-            tried = subprocess.run(
-                sandboxed(argv, Path("/"), readable=[], own_users=user is None, files=files), stdin=subprocess.DEVNULL, capture_output=True,
-                text=True, timeout=30, pass_fds=descriptors,
-            )
+        with walled(["true"], Path("/"), user) as (argv, descriptors):
+            tried = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, pass_fds=descriptors)
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{BWRAP} could not be run: {error}"
     if tried.returncode == 0:
         return None
     said = next(iter(tried.stderr.strip().splitlines()), f"exit code {tried.returncode}")
     return f"{BWRAP} cannot make a sandbox here ({said}); {USER_NAMESPACES}"
+
+
+@contextmanager
+def walled(  # noqa: PLR0913
+    argv: list[str], folder: Path, user: str | None, readable: Sequence[Path] = (), writable: Sequence[Path] = (), size: int | None = None,
+) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """``argv`` in a sandbox (:func:`sandboxed`), run as ``user`` where the harness is root (else as
+    the harness's user, in a user namespace of its own), with the sandbox's own accounts: bubblewrap's
+    command line, and the descriptors the process that starts it must pass on, open while this lasts."""
+    dropped = run_as(user, argv)
+    with accounts(user) as (files, descriptors):
+        yield sandboxed(dropped, folder, readable=list(readable), writable=writable, own_users=dropped is argv, size=size, files=files), descriptors
 
 
 def sandbox_user() -> str:
