@@ -4,7 +4,7 @@
 # time, in each mode; then the median seconds a cell took, per port and mode. In containers, each cell
 # starts a fresh container and removes it, and that is in its time; the images are made first, by a
 # run that is not timed, so that their one-off build is not.
-# Needs bubblewrap and a Docker engine (see README.md, "Isolation").
+# Needs bubblewrap and a Docker engine (see docs/isolation.md).
 set -euo pipefail
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

@@ -35,7 +35,7 @@ def processes(trace: str) -> int:
 
 
 def test_the_bash_listings_fork_on_every_move_and_the_port_does_not():
-    """README: the notes' Bash b_toh and i_toh fork a subshell for every move ($(w_num ...),
+    """docs/ports.md: the notes' Bash b_toh and i_toh fork a subshell for every move ($(w_num ...),
     $(legal ...)). The port's methods run in one process; its mended b_toh and i_toh fork once (seq)."""
     for listing, script in ((BASH_LISTING_B_TOH, f"source {BASH_LISTING_B_TOH.name} binary 4"), (BASH_LISTING_I_TOH, i_toh_as_printed(4))):
         done = bash(script, cwd=listing.parent, trace=True)
@@ -93,7 +93,7 @@ def inferences_per_move(predicate: str, n: int) -> float:
 
 
 def test_simply_logicals_hanoi5_copies_its_moves_at_every_level():
-    """README: the book's hanoi/5 builds its list with append/3, which copies the moves so far at
+    """docs/ports.md: the book's hanoi/5 builds its list with append/3, which copies the moves so far at
     every level: its work per move grows with n, where the difference list's stays the same."""
     book = [inferences_per_move("hanoi", n) for n in (8, 16)]
     twin = [inferences_per_move("hanoi_moves", n) for n in (8, 16)]
@@ -134,7 +134,7 @@ def test_the_cyclic_articles_drawing_is_of_16_discs_where_its_listing_has_12(tmp
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to count the write calls")
 def test_the_cyclic_articles_std_endl_writes_every_row_where_the_port_writes_in_blocks(tmp_path):
-    """README: the article ends each row with std::endl, which flushes: one write call a row, four a
+    """docs/ports.md: the article ends each row with std::endl, which flushes: one write call a row, four a
     move. Its listing, made to compile (main calls transfer<...>::disc()) and given 6 discs rather
     than 12, against the port with 6 discs."""
     listing = (FAKE_PORTS / "seed-cyclic" / "cyclic.cpp").read_text()

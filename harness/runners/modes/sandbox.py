@@ -45,7 +45,7 @@ SHARED_USERS = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-ut
 USER_NAMESPACES = (
     "where unprivileged user namespaces are restricted (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns=1), "
     "allow them with sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or give bwrap an AppArmor profile "
-    "that allows userns (README: Running as a user who is not root)"
+    "that allows userns (docs/isolation.md: Running as a user who is not root)"
 )
 
 
