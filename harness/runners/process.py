@@ -189,10 +189,10 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def marked_processes(marker: str) -> list[int]:
-    """The processes whose environment carries ``marker``: a port's whole tree, however it forked."""
-    wanted = f"{CELL_MARKER}={marker}".encode()
-    return [pid for pid, variables in environments() if wanted in variables]
+def marked_processes(*markers: str) -> list[int]:
+    """The processes whose environment carries one of ``markers``: ports' whole trees, however they forked."""
+    wanted = {f"{CELL_MARKER}={marker}".encode() for marker in markers}
+    return [pid for pid, variables in environments() if not wanted.isdisjoint(variables)]
 
 
 def kill_trees(marked: Mapping[int, str]) -> None:
@@ -204,9 +204,8 @@ def kill_trees(marked: Mapping[int, str]) -> None:
         kill_group(leader)
     if not Path("/proc").is_dir():
         return
-    wanted = {f"{CELL_MARKER}={marker}".encode() for marker in marked.values()}
     for _ in range(50):  # a fork between the scan and the kill is caught by the next scan
-        pids = [pid for pid, variables in environments() if not wanted.isdisjoint(variables)]
+        pids = marked_processes(*marked.values())
         if not pids:
             return
         kill_each(pids)
@@ -390,7 +389,7 @@ class PortProcess(Runner):
                 checked = now
                 if self._reaped():
                     self._exit_seen = now  # judged on its own exit: whatever it left holding the pipe goes
-                    kill_trees({self._process.pid: self.marker})
+                    self._halt()
             if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
                 return
             if poller.poll(1000 * min(POLL_SECONDS, self.deadline - now)):
