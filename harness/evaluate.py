@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
-from harness.expect import LineWording, Plan, Wording
+from harness.expect import Plan, Wording
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, text
@@ -254,8 +254,7 @@ class _Reading:
                 self._stop_reading(error)
                 return False
             self._pending.extend(moves)
-            wording = self.wording
-            units = wording.units(raw, len(moves), self.stream.within_line) if isinstance(wording, LineWording) else None
+            units = self.wording.units(raw, len(moves), self.stream.within_line) if self.wording is not None else None
             self._units.extend(units or [None] * len(moves))
         move, unit = self._pending.popleft(), self._units.popleft()
         if self.finding is None:
@@ -267,7 +266,7 @@ class _Reading:
                 self.digest.update(move)
                 if self.on_move:
                     self.on_move(move)
-                if isinstance(self.wording, LineWording) and unit is not None and move == expected:
+                if self.wording is not None and unit is not None and move == expected:
                     self.wording.learn(move, unit)
         if not self.divergence.feed(move, expected) and self.finding:
             self.read_all = False

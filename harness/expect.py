@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence, Set
+from typing import Protocol
 
 from harness.model import PEGS, Move, Piece, Rules, Transfer
 
@@ -86,6 +87,28 @@ def _tail(rules: Rules, transfer: Transfer, most: int) -> tuple[Move, ...]:
         elif piece[0]:
             moves = _tail(rules, piece, most - len(moves)) + moves
     return moves
+
+
+class Wording(Protocol):
+    """The bytes a port prints for a piece, where the harness can know them in advance: a reader's
+    module makes one (``wording``) for the output formats whose bytes follow from the moves."""
+
+    lines: int
+    """Lines a move takes."""
+
+    def fits(self, moves: int) -> bool:
+        """Whether a stretch of this many moves is small enough to be compared whole."""
+
+    def text(self, piece: Piece, pegs: Pegs) -> bytes | None:
+        """The bytes the port prints for ``piece``, the discs lying as ``pegs`` says before it; None
+        while they cannot be known yet."""
+
+    def units(self, raw: bytes, moves: int, cut: bool) -> list[bytes | None] | None:
+        """Each move's own bytes in ``raw``, a line the reader read as ``moves`` moves (``cut``: it
+        ends at a separator, not at the line's end), where they can be told apart; else None."""
+
+    def learn(self, move: Move, unit: bytes) -> None:
+        """``unit``, one of :meth:`units`, was read as ``move``, the reference's: the port writes it so."""
 
 
 class LineWording:
@@ -199,6 +222,13 @@ class DrawingWording:
             return self._fill(self._drawing(0, [(), (), ()]), 0, after)
         return self._fill(self._template(piece), piece[0], pegs)
 
+    def units(self, raw: bytes, moves: int, cut: bool) -> None:
+        """None: a drawing's bytes follow from the board alone, nothing is learnt from the output."""
+        return None
+
+    def learn(self, move: Move, unit: bytes) -> None:
+        """Never called: :meth:`units` gives no bytes to learn."""
+
     def _fill(self, template: bytes, discs: int, pegs: Pegs) -> bytes:
         """A template of the ``discs`` smallest discs' slots with each row's sides filled in: the
         hyphens left of them, and the larger discs under them, the bar and the peg's name."""
@@ -248,5 +278,3 @@ class DrawingWording:
         return b"".join(rows) + b"\n"
 
 
-Wording = LineWording | DrawingWording
-"""The bytes a port prints for a piece, where the harness can know them in advance."""
