@@ -39,6 +39,7 @@ from rich.table import Table
 from harness import __version__
 from harness.errors import BenchError, CellError
 from harness.evaluate import evaluate, judge_output
+from harness.expect import reader_module
 from harness.gate import Gate
 from harness.model import CYCLIC, METHODS, Cell, Outcome, visible
 from harness.port import Port, Program
@@ -225,7 +226,7 @@ class _Timer:
                 if seconds is not None:
                     cell.to_devnull.append(seconds)
             expected = METHODS[cell.method].optimal_count(cell.n)
-            if READERS[program.output.format].load().counted(program.output) and cell.moves != expected:
+            if reader_module(READERS[program.output.format]).counted(program.output) and cell.moves != expected:
                 raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
             for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
                 run.moves = judged.moves

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
 from harness.errors import CellError, OutOfTime, Unreadable, Violation
-from harness.expect import Plan, Wording
+from harness.expect import Plan, Wording, reader_module
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, text
@@ -139,7 +139,7 @@ class _Reading:
         self.plan = Plan(rules, cell.n)
         shown = on_line is not None or on_move is not None
         self.reading = READERS[program.output.format]
-        self.wording: Wording | None = self.reading.load().wording(program.output, self.plan) if fast and not shown else None
+        self.wording: Wording | None = reader_module(self.reading).wording(program.output, self.plan) if fast and not shown else None
         self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules)
         self.separator = program.output.separator
         self.digest, self.divergence = StreamDigest(), Divergence()

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence, Set
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from harness.model import PEGS, Move, Piece, Rules, Transfer
+
+if TYPE_CHECKING:
+    from harness.readers import Output, Reading
 
 STRETCH_BYTES = 1 << 17
 """The most output compared at once: large enough that the Python around each comparison costs little
@@ -278,3 +281,21 @@ class DrawingWording:
         return b"".join(rows) + b"\n"
 
 
+@runtime_checkable
+class ReaderModule(Protocol):
+    """What a reader's module (:data:`harness.readers.READERS`) tells the comparison and ``bench``
+    of its format, besides its reader class."""
+
+    def wording(self, output: Output, plan: Plan) -> Wording | None:
+        """The bytes the output must hold, where they can be known in advance; else None."""
+
+    def counted(self, output: Output) -> bool:
+        """Whether counting the output's lines or drawings counts its moves."""
+
+
+def reader_module(reading: Reading) -> ReaderModule:
+    """The module of an output format, loaded at first need, held to :class:`ReaderModule`."""
+    module = reading.load()
+    if not isinstance(module, ReaderModule):
+        raise TypeError(f"{reading.module} lacks wording(output, plan) or counted(output), which a reader's module holds")
+    return module

@@ -35,7 +35,7 @@ from harness.port import Port
 from harness.regions import Code
 from harness.report import Report, now, port_info, versions_said
 from harness.report.about import commit, machine
-from harness.report.html import MARK, address, cited, data, page, policy, text, web
+from harness.report.html import MARK, address, cited, data, policy, report_text, text, web
 from harness.report.summary import offered
 from harness.settings import Settings
 
@@ -110,7 +110,7 @@ def sample(port: Port, method: str, n: int, settings: Settings, gate: Gate) -> S
 
 def site(report: Report, ports: list[Port], samples: Samples) -> dict[str, str]:
     """The site's pages by file name: the report page, and the gallery (INDEX, its entry), last."""
-    return {REPORT_PAGE: page(report), INDEX: gallery(report, ports, samples)}
+    return {REPORT_PAGE: report_text(report), INDEX: gallery(report, ports, samples)}
 
 
 @dataclass(frozen=True)

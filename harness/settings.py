@@ -19,7 +19,7 @@ DEFAULT_MAX_MOVES = 1 << 24
 Backend = Literal["embedded", "server", "docker"]
 """Where the ports that run in PostgreSQL find it: each a kind of server of ``runners.postgres.SERVERS``."""
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
-Screen = Literal["pretty", "plain", "markdown", "json"]
+Screen = Literal["pretty", "plain"]
 """The forms a report, or the list of ports, takes on standard output (``--format``)."""
 SCREENS: tuple[Screen, ...] = get_args(Screen)
 

@@ -3,7 +3,6 @@ the version commands; it starts no server unless --verbose asks what one says.""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -17,17 +16,14 @@ from harness.model import visible
 from harness.runners.postgres import SERVERS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from rich.console import Console
 
     from harness.port import Port
-    from harness.report import Versions
-    from harness.settings import Screen
+    from harness.report import Listing
 
 
 @cli.command(name="list", epilog=EXIT_CODES)
-@options("port", "strict", "format", *DATABASE, *ISOLATION)
+@options("port", "strict", "listing_format", *DATABASE, *ISOLATION)
 @click.option("--verbose", "-v", is_flag=True, help="Also say what each port follows (its [[source]]), and why a version could not be read.")
 @click.pass_obj
 def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
@@ -35,12 +31,12 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
-    from harness.report import versions_said
+    from harness.report import Listing, versions_said
     from harness.report.terminal import literal
 
     settings = settings_from(session.ports, given)
     ports = chosen(session.ports, settings)
-    form: Screen = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
+    form: str = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
     missing = {}
     with session.gate(settings, given["dsn"], ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
@@ -54,7 +50,7 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
                 missing[port.name] = server[1]
         versions = versions_said(answers)
         console = terminal()
-        render_list(console, form, ports, versions, missing)
+        render_list(console, form, Listing(ports, versions, missing))
         if verbose:
             for port in ports:
                 for source in port.sources:
@@ -68,42 +64,17 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
     return ExitCode.of(not broken)
 
 
-LIST_SCHEMA_VERSION = 1
-"""The version of list.schema.json that ``--format json`` follows: a reader can tell a form it does not know."""
-
-
-def list_to_json(ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> dict[str, Any]:
-    """The ports as data, for CI: what each needs installed (``debian``: the packages its manifest's
-    [[requires]] name), whether it runs in PostgreSQL; in the form harness/list.schema.json gives."""
-    return {
-        "schema_version": LIST_SCHEMA_VERSION,
-        "ports": [
-            {
-                "name": port.name,
-                "summary": port.summary,
-                "methods": list(port.methods),
-                "postgresql": port.query is not None,
-                "requires": [
-                    {"executable": req.executable, "install": req.advice, "version": versions.get(port.name, {}).get(req.executable)}
-                    for req in port.requires
-                ],
-                "debian": [package for req in port.requires for package in req.debian.split()],
-                "missing": missing.get(port.name),
-                "problem": port.manifest_error,
-            }
-            for port in ports
-        ]
-    }
-
-
-def render_list(console: Console, form: Screen, ports: Sequence[Port], versions: Versions, missing: dict[str, str]) -> None:
-    """The ports, with their methods and what they need, in one of the --format forms."""
+def render_list(console: Console, form: str, listing: Listing) -> None:
+    """The ports, with their methods and what they need, in one of the --format forms: a writer's,
+    or a table of this command's own."""
+    from harness.report import WRITERS
     from harness.report.summary import one_line
     from harness.report.terminal import literal
 
-    if form == "json":
-        console.out(json.dumps(list_to_json(ports, versions, missing), indent=2), highlight=False)
+    if form in WRITERS:
+        console.out(WRITERS[form].listing_text(listing), highlight=False, end="")
         return
+    ports, versions, missing = listing.ports, listing.versions, listing.missing
 
     def found(port: Port) -> str:
         if port.manifest_error:
@@ -115,8 +86,6 @@ def render_list(console: Console, form: Screen, ports: Sequence[Port], versions:
     if form == "plain":
         for port in ports:
             console.out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
-    elif form == "markdown":
-        console.out(ports_markdown(ports), highlight=False)
     else:
         from rich.table import Table
 
@@ -129,13 +98,3 @@ def render_list(console: Console, form: Screen, ports: Sequence[Port], versions:
         console.print(table)
 
 
-def ports_markdown(ports: Sequence[Port]) -> str:
-    """The table of ports from their manifests alone, nothing of this machine's: README.md shows it."""
-    from harness.report.markdown import md_code, md_text
-
-    lines = ["| port | methods | summary | needs |", "| --- | --- | --- | --- |"]
-    for port in ports:
-        needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
-        summary = f"manifest problem: {port.manifest_error}" if port.manifest_error else port.summary
-        lines.append(f"| {md_code(port.name + '/')} | {', '.join(port.methods)} | {md_text(summary)} | {md_text(', '.join(needs))} |")
-    return "\n".join(lines)

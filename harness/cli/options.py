@@ -153,10 +153,6 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     ),
     "fail_fast": click.option("-x", "--fail-fast", is_flag=True, help="Once a cell fails or errors, start no more cells."),
     "shard": click.option("--shard", type=ShardChoice(), help="Run only the K-th of N shares of the cells (see harness merge)."),
-    "format": click.option(
-        "--format", "form", type=click.Choice(SCREENS),
-        help="What goes to standard output (default: pretty on a terminal, else plain).",
-    ),
     "dsn": click.option(
         "--dsn", envvar="HANOI_PG_DSN", metavar="DSN",
         help="An existing PostgreSQL server for the SQL port, as a libpq connection string (or set HANOI_PG_DSN).",
@@ -198,6 +194,19 @@ def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 OPTIONS.update(
     (name, click.option(f"--{name}", f"{name}_file", type=ReportFile(), help=writer.help)) for name, writer in WRITERS.items()
 )
+
+
+def format_option(forms: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--format``: the table, pretty or plain, or one of ``forms``, writers' names, whose text then
+    goes to standard output as ``--NAME -`` writes it; one axis, whatever the writer."""
+    return click.option(
+        "--format", "form", type=click.Choice((*SCREENS, *forms)),
+        help="What goes to standard output: the table (default: pretty on a terminal, else plain), or a written form, as --NAME - writes it.",
+    )
+
+
+OPTIONS["format"] = format_option(tuple(WRITERS))
+OPTIONS["listing_format"] = format_option(tuple(name for name, writer in WRITERS.items() if writer.lists))
 DATABASE = ("backend", "dsn", "unsafe_superuser_sql")
 REPORTS = ("format", *WRITERS)
 

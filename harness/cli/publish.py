@@ -19,6 +19,7 @@ import click
 from harness.cli.session import terminal
 from harness.errors import ExitCode
 from harness.report import WRITERS
+from harness.settings import SCREENS
 
 if TYPE_CHECKING:
     from harness.report import Report
@@ -103,10 +104,11 @@ def _name(descriptor: int, path: Path) -> Path:
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where a report goes: the form of standard output (None: pretty on a terminal, else plain) and,
-    by writer, the file each is written to (``-``: standard output)."""
+    """Where a report goes: the form of standard output (the table, pretty or plain, or a writer's
+    name; None: pretty on a terminal, else plain) and, by writer, the file each is written to (``-``:
+    standard output)."""
 
-    form: Screen | None = None
+    form: str | None = None
     files: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -124,15 +126,15 @@ def publish(report: Report, outputs: Outputs) -> int:
 
 def show(report: Report, outputs: Outputs) -> bool:
     """Show the report and write its files; whether everything was written. A form sent to
-    standard output (``--format json``, or ``-`` for a file) sends the table to standard error, so
+    standard output (``--format json`` or any writer's name, or ``-`` for a file) sends the table to standard error, so
     that what is piped is that form alone."""
     from harness.report.terminal import render
 
     piped = [name for name, path in outputs.files.items() if path == "-"]
-    if outputs.form == "json" and "json" not in piped:
-        piped.insert(0, "json")
+    if outputs.form in WRITERS and outputs.form not in piped:
+        piped.insert(0, outputs.form)
     screen = sys.stderr if piped else sys.stdout
-    table_form: Screen = outputs.form if outputs.form not in (None, "json") else "pretty" if screen.isatty() else "plain"
+    table_form: Screen = next((form for form in SCREENS if form == outputs.form), "pretty" if screen.isatty() else "plain")
     try:
         render(report, table_form, terminal(stderr=bool(piped)))
         written = True

@@ -1,14 +1,15 @@
 """The report: one run (or several merged) as data, whatever form it is written in, and the
-registry of the forms it is written to files in. Each writer is a module of this package with a
-function that makes its text; adding a format is one module and one line in :data:`WRITERS`,
-which also makes its command-line option (``--NAME FILE``) and has it published."""
+registry of the forms it is written in. Each writer is a module of this package with a function
+that makes its text (:class:`ReportForm`); adding a form is one module and one line in
+:data:`WRITERS`, which also makes its command-line option (``--NAME FILE``), a choice of
+``--format``, and has it published."""
 
 from __future__ import annotations
 
 import datetime
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
@@ -16,6 +17,8 @@ from harness.model import Cell
 from harness.settings import RunPlan
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from harness.port import Port, Source
 
 
@@ -85,31 +88,70 @@ def port_info(port: Port, versions: Versions) -> PortInfo:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """What ``harness list`` shows: the ports, each one's interpreters' versions, and, by port, what
+    it lacks here."""
+
+    ports: Sequence[Port]
+    versions: Versions
+    missing: dict[str, str]
+
+
+@runtime_checkable
+class ReportForm(Protocol):
+    """A writer's module: it makes its form's text of a report."""
+
+    def report_text(self, report: Report) -> str:
+        """The report in this form."""
+
+
+@runtime_checkable
+class ListingForm(ReportForm, Protocol):
+    """A writer's module that also writes ``harness list``'s ports in its form."""
+
+    def listing_text(self, listing: Listing) -> str:
+        """The listed ports in this form."""
+
+
+@dataclass(frozen=True)
 class Writer:
-    """A form a report is written to a file in: ``--NAME FILE`` writes it there (``-``: to standard
-    output, the table then going to standard error). ``function`` names, as ``module:function``, what
-    makes its text from a report; its module is loaded only by a run that asks for it."""
+    """A form a report is written in: ``--NAME FILE`` writes it to a file (``-``: to standard output,
+    the table then going to standard error), as ``--format NAME`` does. ``module`` makes its text
+    (:class:`ReportForm`, and :class:`ListingForm` where ``lists``), loaded only by a run that asks
+    for it."""
 
     name: str
-    function: str
+    module: str
     what: str
     help: str
+    lists: bool = False
+    """Whether ``harness list --format NAME`` writes the ports in this form."""
 
     def text(self, report: Report) -> str:
         """The report in this form."""
-        module, _, function = self.function.partition(":")
-        made: str = getattr(importlib.import_module(module), function)(report)
-        return made
+        module = importlib.import_module(self.module)
+        if not isinstance(module, ReportForm):
+            raise TypeError(f"{self.module} has no report_text(report), which a writer's module holds")
+        text: str = module.report_text(report)
+        return text
+
+    def listing_text(self, listing: Listing) -> str:
+        """The ports ``harness list`` shows, in this form (a writer that ``lists``)."""
+        module = importlib.import_module(self.module)
+        if not isinstance(module, ListingForm):
+            raise TypeError(f"{self.module} has no listing_text(listing), which a writer that lists holds")
+        text: str = module.listing_text(listing)
+        return text
 
 
 WRITERS: dict[str, Writer] = {
     writer.name: writer
     for writer in (
-        Writer("json", "harness.report.json:json_report", "JSON report", "Write the JSON report to FILE ('-': standard output)."),
-        Writer("junit", "harness.report.junit:junit", "JUnit report", "Write JUnit XML to FILE: a suite a port, a test case a cell."),
-        Writer("markdown", "harness.report.markdown:markdown", "Markdown report", "Write Markdown to FILE (for a CI step summary)."),
+        Writer("json", "harness.report.json", "JSON report", "Write the JSON report to FILE ('-': standard output).", lists=True),
+        Writer("junit", "harness.report.junit", "JUnit report", "Write JUnit XML to FILE: a suite a port, a test case a cell."),
+        Writer("markdown", "harness.report.markdown", "Markdown report", "Write Markdown to FILE (for a CI step summary).", lists=True),
         Writer(
-            "html", "harness.report.html:page", "HTML page",
+            "html", "harness.report.html", "HTML page",
             "Write one self-contained HTML page to FILE: every cell, replayed move by move on a drawn board.",
         ),
     )

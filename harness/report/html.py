@@ -25,7 +25,7 @@ MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.ERROR: "⚠", Outcome.
 """Each outcome has a sign and a word besides its colour."""
 
 
-def page(report: Report) -> str:
+def report_text(report: Report) -> str:
     """The whole page, every part of it inline."""
     style = web("page.css")
     script = web("page.js")

@@ -15,7 +15,7 @@ from typing import Any
 from harness.errors import ReportError, first_line
 from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
 from harness.port import Source
-from harness.report import PortInfo, Report
+from harness.report import Listing, PortInfo, Report
 from harness.settings import RunPlan
 
 SCHEMA_VERSION = 3
@@ -80,9 +80,42 @@ _JSON_ESCAPES = re.compile(r"\\\\|\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\ud
 or a lone surrogate that stands for a byte of a name that was not UTF-8."""
 
 
-def json_report(report: Report) -> str:
+def report_text(report: Report) -> str:
     """The report as the JSON file a run writes."""
     return json_text(to_json(report), indent=2) + "\n"
+
+
+LIST_SCHEMA_VERSION = 1
+"""The version of list.schema.json that ``--format json`` follows: a reader can tell a form it does not know."""
+
+
+def listing_to_json(listing: Listing) -> dict[str, Any]:
+    """The ports as data, for CI: what each needs installed (``debian``: the packages its manifest's
+    [[requires]] name), whether it runs in PostgreSQL; in the form harness/list.schema.json gives."""
+    return {
+        "schema_version": LIST_SCHEMA_VERSION,
+        "ports": [
+            {
+                "name": port.name,
+                "summary": port.summary,
+                "methods": list(port.methods),
+                "postgresql": port.query is not None,
+                "requires": [
+                    {"executable": req.executable, "install": req.advice, "version": listing.versions.get(port.name, {}).get(req.executable)}
+                    for req in port.requires
+                ],
+                "debian": [package for req in port.requires for package in req.debian.split()],
+                "missing": listing.missing.get(port.name),
+                "problem": port.manifest_error,
+            }
+            for port in listing.ports
+        ]
+    }
+
+
+def listing_text(listing: Listing) -> str:
+    """``harness list --format json``: what CI builds its jobs from."""
+    return json_text(listing_to_json(listing), indent=2) + "\n"
 
 
 def json_text(data: Any, indent: int | None = None) -> str:

@@ -10,7 +10,7 @@ from harness.report import Report
 from harness.report.summary import one_line, summarise
 
 
-def junit(report: Report) -> str:
+def report_text(report: Report) -> str:
     """JUnit XML: a test suite a port, a test case a cell, and one suite for the agreement of the ports.
     What ports sent is made visible in the document as a whole, so no character XML refuses is written
     whichever attribute or text holds it."""

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness.model import Outcome, visible
-from harness.report import Report
+from harness.report import Listing, Report
 from harness.report.summary import SHOWN_DIFFS, SHOWN_IN_SUMMARY, by_port, more, one_line, summarise
+
+if TYPE_CHECKING:
+    from harness.port import Port
 
 
 def md_text(text: str) -> str:
@@ -36,7 +41,7 @@ def _code_span(text: str) -> str:
     return f"{fence} {shown} {fence}"
 
 
-def markdown(report: Report) -> str:
+def report_text(report: Report) -> str:
     """GitHub-flavoured Markdown, for a CI step summary: the table of ports by methods, then at most
     SHOWN_IN_SUMMARY of each kind of problem, so that a big run's summary stays short."""
     view = summarise(report)
@@ -67,3 +72,18 @@ def markdown(report: Report) -> str:
     lines += more(len(view.disagreements), "disagreements")
     lines += ["", f"**{view.verdict}**", ""]
     return "\n".join(lines)
+
+
+def ports_markdown(ports: Sequence[Port]) -> str:
+    """The table of ports from their manifests alone, nothing of this machine's: README.md shows it."""
+    lines = ["| port | methods | summary | needs |", "| --- | --- | --- | --- |"]
+    for port in ports:
+        needs = [req.executable for req in port.requires] + ["PostgreSQL"] * (port.query is not None)
+        summary = f"manifest problem: {port.manifest_error}" if port.manifest_error else port.summary
+        lines.append(f"| {md_code(port.name + '/')} | {', '.join(port.methods)} | {md_text(summary)} | {md_text(', '.join(needs))} |")
+    return "\n".join(lines)
+
+
+def listing_text(listing: Listing) -> str:
+    """``harness list --format markdown``: the table of ports, as README.md shows it."""
+    return ports_markdown(listing.ports) + "\n"

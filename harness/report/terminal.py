@@ -12,7 +12,6 @@ from rich.table import Table
 
 from harness.model import Outcome, Rerun, visible
 from harness.report import Report
-from harness.report.markdown import markdown
 from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summarise
 
 if TYPE_CHECKING:
@@ -29,10 +28,8 @@ def literal(text: str) -> str:
 
 
 def render(report: Report, form: Screen, console: Console) -> None:
-    """The report on ``console`` as a table: pretty, plain or markdown (JSON is written, not rendered)."""
-    if form == "markdown":
-        console.out(markdown(report), highlight=False)
-    elif form == "plain":
+    """The report on ``console`` as a table, pretty or plain (the writers' forms are written, not rendered)."""
+    if form == "plain":
         console.out(plain(report), highlight=False)
     else:
         _pretty(summarise(report), console)

@@ -29,7 +29,7 @@ from harness.model import METHODS, Cell, Outcome, Parting, Reason, Rerun
 from harness.port import Port
 from harness.regions import read_code
 from harness.report import Report, port_info
-from harness.report.json import json_report
+from harness.report import json as json_form
 from harness.settings import RunPlan
 from harness.verify import describe
 
@@ -172,7 +172,7 @@ def catalogue(tmp_path_factory) -> Catalogue:
     root = write_catalogue(folder / "ports")
     ports = discover(root)
     report = catalogue_report(ports)
-    (folder / "r.json").write_text(json_report(report))
+    (folder / "r.json").write_text(json_form.report_text(report))
     built = harness("--root", str(root), "gallery", "--report", str(folder / "r.json"), "--no-samples", "--out", str(folder / "site"))
     assert built.returncode == 0, built.stdout + built.stderr
     return Catalogue(root, folder / "r.json", folder / "site", {port.name: port for port in ports}, report)

@@ -15,7 +15,7 @@ import pytest
 from conftest import harness, suite
 from harness.model import METHODS, Cell, Outcome, Reason, Rerun
 from harness.report import Report
-from harness.report.html import page
+from harness.report import html as page_form
 from harness.report.json import to_json
 from harness.settings import RunPlan
 from harness.verify import Board, describe
@@ -216,7 +216,7 @@ def test_what_ports_print_reaches_the_page_as_data_never_as_markup():
     )
     plan = RunPlan((cell.port,), ("recursive",), (1,), None)
     report = Report("compare", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00", None, plan, {}, {}, [], ["recursive"], [cell])
-    html = page(report)
+    html = page_form.report_text(report)
     assert "<script>alert" not in html and "<b>" not in html
     assert html.count("</script>") == 2  # the data's and the page's own
     data = re.search(r'<script type="application/json" id="report">(.*?)</script>', html, re.S)

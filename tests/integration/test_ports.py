@@ -9,9 +9,9 @@ import subprocess
 import pytest
 
 from conftest import OFFERED, PORTS, REAL_PORTS, ROOT, compare_json, offered, program_argv, reference_digest
-from harness.cli.list_ports import ports_markdown
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
+from harness.report.markdown import ports_markdown
 
 NS = range(7)
 TAKES_METHOD_N = [

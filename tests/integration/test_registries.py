@@ -14,7 +14,7 @@ from conftest import ROOT, harness, suite
 from harness.readers import READERS
 
 WRITER = '''
-def tally(report):
+def report_text(report):
     """The report as lines of port,method,n,outcome."""
     return "".join(f"{cell.port},{cell.method},{cell.n},{cell.outcome.value}\\n" for cell in report.cells)
 '''
@@ -86,7 +86,7 @@ def added(tmp_path: Path, module: str, source: str, registration: str) -> dict[s
 def test_a_new_writer_is_one_module_and_one_line_and_gets_its_option(tmp_path):
     env = added(
         tmp_path, "tally.py", WRITER,
-        "import harness.report as r; r.WRITERS['tally'] = r.Writer('tally', 'tally:tally', 'tally', 'Write port,method,n,outcome lines to FILE.')",
+        "import harness.report as r; r.WRITERS['tally'] = r.Writer('tally', 'tally', 'tally', 'Write port,method,n,outcome lines to FILE.')",
     )
     assert "--tally FILE" in harness("compare", "--help", env=env).stdout
     out = tmp_path / "cells.csv"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import HEADLINE, OFFERED, harness, offered, reference_digest, suite, valid_report
@@ -59,6 +60,17 @@ def test_json_on_stdout_puts_the_table_on_stderr():
     dash = harness("compare", "--n", "3", "--lang", "python", "--method", "binary", "--json", "-")
     assert valid_report(json.loads(dash.stdout))["cells"][0]["digest"] == reference_digest(3)
     assert "Tower of Hanoi, n = 3" in dash.stderr
+
+
+@pytest.mark.parametrize("form", ["markdown", "junit", "html"])
+def test_format_names_any_writer_and_prints_what_its_file_holds(tmp_path, form):
+    """--format and the file writers are one axis: --format NAME prints, byte for byte, what --NAME
+    FILE writes of the same run, and sends the table to standard error."""
+    written = tmp_path / f"report.{form}"
+    done = harness("compare", "--n", "2", "--lang", "python", "--method", "binary", "--format", form, f"--{form}", str(written))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == written.read_text() and "python" in done.stdout and "binary" in done.stdout
+    assert "Tower of Hanoi, n = 2" in done.stderr
 
 
 def test_junit_markdown_and_json_files_are_written_and_valid(tmp_path):

@@ -127,7 +127,7 @@ ADDITIONS = {
 from harness.report import Report
 
 
-def tally(report: Report) -> str:
+def report_text(report: Report) -> str:
     \"\"\"The report as lines of port,method,n,outcome.\"\"\"
     return "".join(f"{cell.port},{cell.method},{cell.n},{cell.outcome.value}\\n" for cell in report.cells)
 ''',
@@ -171,7 +171,7 @@ def counted(output: Output) -> bool:
 }
 """HOUSE.md's three additions, each module as it shows it, with the imports it leaves out."""
 REGISTRATIONS = {
-    "report/__init__.py": ("    for writer in (\n", 'Writer("tally", "harness.report.tally:tally", "tally", "Write port,method,n,outcome lines to FILE."),'),
+    "report/__init__.py": ("    for writer in (\n", 'Writer("tally", "harness.report.tally", "tally", "Write port,method,n,outcome lines to FILE."),'),
     "runners/__init__.py": ('Mode = Literal["subprocess", "sandbox", "container"]\n', 'Mode = Literal["subprocess", "sandbox", "container", "traced"]'),
     "readers/__init__.py": (
         "    for reading in (\n", 'Reading("arrows", "harness.readers.arrows", "ArrowReader", ("src", "dst"), (), patterns=True),',
