@@ -10,7 +10,7 @@ VENV ?= .venv
 N ?= 5
 HEADLINE ?= python,bash,sql,prolog,cpp
 
-.PHONY: compare compare-all test check tools tools-all isolation-tools axe gallery clean
+.PHONY: compare compare-all test check tools tools-all isolation-tools axe gallery site clean
 
 compare: tools
 	$(VENV)/bin/harness compare --n $(N) --lang $(HEADLINE)
@@ -21,6 +21,20 @@ compare-all: tools-all
 # Every method's code in every port, side by side, verified and replayable: gallery/index.html.
 gallery: tools-all
 	$(VENV)/bin/harness gallery --n 0-$(N) --out gallery
+
+# The site CI publishes on GitHub Pages, at harness.SITE: the documentation built from docs/, the
+# schemas at the addresses their $id give (schemas/), and the gallery (gallery/) made from the JSON
+# report REPORT names (CI's merged one), or from a run here without one; GALLERY_OPTIONS are more of
+# harness gallery's (--no-samples).
+SITE_DIR ?= site
+GALLERY_OPTIONS ?=
+
+site: $(VENV)/.tested
+	rm -rf $(SITE_DIR)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
+	mkdir -p $(SITE_DIR)/schemas
+	cp harness/language.schema.json harness/report.schema.json harness/list.schema.json $(SITE_DIR)/schemas/
+	$(VENV)/bin/harness gallery $(if $(REPORT),--report $(REPORT),--n 0-$(N)) $(GALLERY_OPTIONS) --out $(SITE_DIR)/gallery
 
 # The integration tests run TEST_JOBS at once, a test file each: most of their time is spent waiting
 # on real processes, servers and engines, and each test looks only at what it started.

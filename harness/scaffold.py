@@ -9,6 +9,7 @@ import re
 import shlex
 from pathlib import Path
 
+from harness import published
 from harness.discover import MANIFEST
 from harness.errors import ScaffoldError
 from harness.regions import MARKER
@@ -142,11 +143,12 @@ def new_language(
 
 def _schema_path(root: Path, folder: Path) -> str:
     """Where the port's manifest finds the schema: relative to it where the harness lies inside the
-    folder of ports (this checkout), so the path holds in every clone; else where this harness has it."""
+    folder of ports (this checkout), so the path holds in every clone; else its public address, which
+    holds for a teammate and in CI as well (not the path of this machine's installed harness)."""
     schema, root = SCHEMA.resolve(), root.resolve()
     if schema.is_relative_to(root):
         return os.path.relpath(schema, folder.resolve())
-    return str(schema)
+    return published(f"schemas/{SCHEMA.name}")
 
 
 def _toml(words: list[str]) -> str:

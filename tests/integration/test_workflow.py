@@ -266,13 +266,15 @@ def test_the_action_says_so_when_compare_writes_no_report(tmp_path):
     assert verdict.returncode == 1 and "harness compare exited 2, harness merge 1" in verdict.stdout
 
 
-def test_the_merge_job_builds_the_gallery_and_main_publishes_it_with_no_more_rights_than_that_needs():
-    """The gallery comes from the merged report: an artifact on every run, and on main the site that
+def test_the_merge_job_builds_the_site_and_main_publishes_it_with_no_more_rights_than_that_needs():
+    """The site (make site: the documentation, the schemas, the gallery from the merged report) is
+    built by the merge job, its gallery an artifact on every run, and on main the whole site is what
     the pages job deploys, which alone may write to Pages and ask for an OIDC token."""
-    script = step_script("gallery")
-    assert ".venv/bin/harness gallery --report merged.json --out gallery" in script
+    script = step_script("site")
+    assert "make site VENV=.venv REPORT=merged.json" in script
     merge, pages = CI.split("\n  merge:\n", 1)[1].split("\n  pages:\n", 1)
-    assert "name: gallery\n          path: gallery\n" in merge
+    assert "name: gallery\n          path: site/gallery\n" in merge
+    assert "upload-pages-artifact@" in merge and merge.rstrip().endswith("path: site")
     assert "actions/upload-pages-artifact@" in merge and "github.event_name == 'push' && github.ref == 'refs/heads/main'" in merge
     assert "pages: write" not in merge and "id-token" not in merge
     assert "    needs: merge\n    if: ${{ github.event_name == 'push' && github.ref == 'refs/heads/main' }}\n" in pages

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from conftest import ROOT
-from harness import discover
+from harness import discover, published
 from harness.discover import load_port
 from harness.model import METHODS, PEGS
 from harness.readers import READERS
@@ -106,7 +106,8 @@ def test_the_ports_and_a_new_port_point_editors_at_the_schema(tmp_path):
         assert first == "#:schema ../harness/language.schema.json" and (manifest.parent / first.split()[1]).resolve() == SCHEMA_FILE
 
     elsewhere = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
-    assert elsewhere.read_text().splitlines()[0] == f"#:schema {SCHEMA_FILE}"  # the harness is installed outside these ports
+    # the harness is installed outside these ports: the schema's public address, not this machine's path to it
+    assert elsewhere.read_text().splitlines()[0] == f"#:schema {published('schemas/language.schema.json')}"
     assert not problems(tomllib.loads(elsewhere.read_text()))
 
 
