@@ -17,7 +17,6 @@ of the pipe, any reader, must wait for.
 
 from __future__ import annotations
 
-import enum
 import html
 import itertools
 import math
@@ -45,22 +44,25 @@ from harness.model import CYCLIC, METHODS, Cell, Outcome, visible
 from harness.port import Port, Program
 from harness.readers import READERS
 from harness.report import Versions
-from harness.report.markdown import md_text
+from harness.report.figures import (
+    SUMMARY_COLUMNS,
+    BenchStatus,
+    Entry,
+    brief,
+    by_method,
+    catalogue,
+    figure,
+    not_timed,
+    summary_row,
+    versions_line,
+    where,
+)
 from harness.report.summary import one_line
 from harness.report.terminal import literal
 from harness.settings import Settings
 
 GATE_N = 5
 CHUNK = 1 << 20
-
-
-class BenchStatus(str, enum.Enum):
-    """Whether a bench cell was timed, and if not, why not."""
-
-    TIMED = "timed"
-    FAILED = "failed"  # its output did not verify, at the gate's n or its own: the port's fault
-    NOT_TIMED = "not timed"  # skipped at the gate (no interpreter here), an n it does not take, or too many moves
-    ERROR = "error"  # it verified, then a timed run of it went wrong
 
 
 @dataclass
@@ -323,22 +325,8 @@ def _blocks(captured: BinaryIO) -> Iterator[bytes]:
         yield block
 
 
-def _figure(value: float | None, spread: tuple[float, float] | None = None, markup: bool = True) -> str:
-    """Seconds as the tables show them: three figures, and the range of the runs where they differ."""
-    if value is None:
-        return "–"
-    if not spread or spread[0] == spread[1]:
-        return f"{value:.3g}"
-    shown = f"({spread[0]:.3g}–{spread[1]:.3g})"
-    return f"{value:.3g} " + (f"[dim]{shown}[/]" if markup else shown)
-
-
 def _rate(value: float | None) -> str:
     return "–" if not value else f"{value / 1e6:.2f} M" if value >= 1e6 else f"{value / 1e3:.0f} k"
-
-
-def _ratio(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
 
 
 def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str, Any]) -> None:
@@ -354,12 +342,12 @@ def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str
         console.width = max(console.width, *(console.measure(table, options=console.options.update_width(1 << 16)).maximum for table in tables))
     for table in tables:
         console.print(table)
-    for port, methods, status, reason in _not_timed(entries):
+    for port, methods, status, reason in not_timed(entries):
         style = "yellow" if status is BenchStatus.NOT_TIMED else "magenta"
         console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False, soft_wrap=piped)
-    console.print(f"[dim]{literal(_where(figures))}[/]", highlight=False, soft_wrap=piped)
+    console.print(f"[dim]{literal(where(figures))}[/]", highlight=False, soft_wrap=piped)
     for port, found in figures["versions"].items():
-        console.print(f"[dim]{literal(port)}: {literal(_versions(found))}[/]", highlight=False, soft_wrap=piped)
+        console.print(f"[dim]{literal(port)}: {literal(versions_line(found))}[/]", highlight=False, soft_wrap=piped)
 
 
 def _cells_table(cells: Sequence[BenchCell], repeat: int) -> Table:
@@ -374,9 +362,9 @@ def _cells_table(cells: Sequence[BenchCell], repeat: int) -> Table:
         if first and before is not None:
             table.add_section()
         table.add_row(
-            literal(cell.port) if first else "", cell.method, str(cell.n), f"{cell.moves:,}", _figure(cell.median("wall")),
-            _figure(cell.median("cpu")), _figure(cell.median("peak_mb")), _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
-            _figure(cell.compare_seconds),
+            literal(cell.port) if first else "", cell.method, str(cell.n), f"{cell.moves:,}", figure(cell.median("wall")),
+            figure(cell.median("cpu")), figure(cell.median("peak_mb")), _rate(cell.moves_per_second), _rate(cell.harness_moves_per_second),
+            figure(cell.compare_seconds),
         )
     return table
 
@@ -390,129 +378,8 @@ def _catalogue_table(entries: Sequence[Entry]) -> Table:
         if table.row_count:
             table.add_section()
         for index, entry in enumerate(group):
-            table.add_row(method if index == 0 else "", literal(entry.port), *_summary_row(entry, markup=True)[1:])
+            table.add_row(method if index == 0 else "", literal(entry.port), *summary_row(entry, markup=True)[1:])
     return table
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One port and method as the summary shows them: at the largest n timed, the port's own time
-    (through a pipe, median and range), its start-up (its time at n = 0) and the harness's reading of
-    its output; or, where none was timed or one failed, why."""
-
-    port: str
-    method: str
-    status: BenchStatus
-    detail: str = ""
-    n: int | None = None
-    moves: int = 0
-    seconds: float | None = None
-    spread: tuple[float, float] | None = None
-    startup: float | None = None
-    reading: float | None = None
-    reading_ratio: float | None = None
-
-
-SUMMARY_COLUMNS = ("port", "n", "moves", "port s (range)", "start-up s", "reading s", "reading / port")
-
-
-def catalogue(figures: dict[str, Any]) -> list[Entry]:
-    """The summary of bench's JSON figures (:func:`bench_to_json`), a port and method an entry, by
-    method (in the harness's order), fastest first, then those not timed by name: the same figures
-    give the same entries, in whatever order their cells come. A port and method that failed or
-    errored at any n is listed so, as the Programming Language Benchmarks list a program that does
-    not verify; one with no cell timed says why its first was not."""
-    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for cell in sorted(figures["cells"], key=lambda cell: cell["n"]):
-        cells.setdefault((cell["port"], cell["method"]), []).append(cell)
-    entries = [_entry(port, method, own) for (port, method), own in cells.items()]
-    order = {method: index for index, method in enumerate(METHODS)}
-    return sorted(entries, key=lambda entry: (
-        order.get(entry.method, len(order)), entry.method, entry.status is not BenchStatus.TIMED, entry.seconds or 0.0, entry.port,
-    ))
-
-
-def _entry(port: str, method: str, cells: list[dict[str, Any]]) -> Entry:
-    timed = [cell for cell in cells if cell["status"] == BenchStatus.TIMED.value]
-    faulty = next((cell for cell in cells if cell["status"] in (BenchStatus.FAILED.value, BenchStatus.ERROR.value)), None)
-    if faulty or not timed:
-        shown = faulty or cells[0]
-        return Entry(port, method, BenchStatus(shown["status"]), shown["detail"], shown["n"])
-    top = timed[-1]
-    at_zero = next((cell["wall_median"] for cell in timed if cell["n"] == 0 and cell is not top), None)
-    return Entry(
-        port, method, BenchStatus.TIMED, n=top["n"], moves=top["moves"], seconds=top["wall_median"],
-        spread=tuple(top["wall_range"]) if top["wall_range"] else None, startup=at_zero,
-        reading=top["harness_seconds"], reading_ratio=top["reading_ratio"],
-    )
-
-
-def _by_method(entries: Sequence[Entry]) -> Iterator[tuple[str, list[Entry]]]:
-    """The entries a method at a time, each group with its title: the method, and its n where every port timed has the same."""
-    for method, grouped in itertools.groupby(entries, key=lambda entry: entry.method):
-        group = list(grouped)
-        ns = {entry.n for entry in group if entry.status is BenchStatus.TIMED}
-        yield (f"{method}, n = {ns.pop()}" if len(ns) == 1 else method), group
-
-
-def _not_timed(entries: Sequence[Entry]) -> list[tuple[str, list[str], BenchStatus, str]]:
-    """Each port's reasons for the methods not timed, by port, each reason once with its methods: a
-    port with no interpreter here is one line, not one a method."""
-    reasons: dict[tuple[str, BenchStatus, str], list[str]] = {}
-    for entry in sorted(entries, key=lambda entry: entry.port):
-        if entry.status is not BenchStatus.TIMED:
-            reasons.setdefault((entry.port, entry.status, _reason(entry.detail)), []).append(entry.method)
-    return [(port, methods, status, reason) for (port, status, reason), methods in reasons.items()]
-
-
-def _summary_row(entry: Entry, markup: bool) -> list[str]:
-    """The entry's cells under SUMMARY_COLUMNS, its port as it is; for one not timed, its status alone."""
-    if entry.status is not BenchStatus.TIMED:
-        return [entry.port, "", "", entry.status.value, "", "", ""]
-    return [
-        entry.port, str(entry.n), f"{entry.moves:,}", _figure(entry.seconds, entry.spread, markup), _figure(entry.startup),
-        _figure(entry.reading), _ratio(entry.reading_ratio),
-    ]
-
-
-def _reason(detail: str, limit: int = 160) -> str:
-    """A detail on one line, cut where it is long: the JSON keeps it whole."""
-    line = one_line(detail)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _where(figures: dict[str, Any]) -> str:
-    machine = figures["machine"]
-    return (
-        f"Median of {figures['repeat']} runs after a warm-up, on {machine['cpu']}, {machine['cores']} cores, {machine['os']}, "
-        f"Python {machine['python']}, commit {machine['commit']}, --isolation {machine.get('isolation', 'subprocess')}."
-    )
-
-
-def _versions(found: dict[str, str | None]) -> str:
-    return ", ".join(version or name for name, version in found.items())
-
-
-def bench_markdown(figures: dict[str, Any]) -> str:
-    """The summary as Markdown, for docs/ and the README: a table a method, its ports fastest first,
-    why each port not timed was not, where the figures come from and the ports' versions; every
-    text from a port escaped."""
-    lines = [
-        "# The ports' speed", "",
-        f"{md_text(_where(figures))} *port s*: the port alone at the largest n timed, its output read through a pipe; "
-        "*start-up s*: the same at n = 0; *reading s*: the harness reading and verifying the same output, captured; "
-        "*reading / port*: that over the port's own time.",
-    ]
-    entries = catalogue(figures)
-    for title, group in _by_method(entries):
-        lines += ["", f"## {md_text(title)}", "", "| " + " | ".join(SUMMARY_COLUMNS) + " |", "| --- |" + " ---: |" * (len(SUMMARY_COLUMNS) - 1)]
-        lines += ["| " + " | ".join(md_text(text) for text in _summary_row(entry, markup=False)) + " |" for entry in group]
-    untimed = _not_timed(entries)
-    if untimed:
-        lines += ["", "## Not timed", ""]
-        lines += [f"- **{md_text(port)}** ({md_text(', '.join(methods))}): {md_text(reason)}" for port, methods, _, reason in untimed]
-    lines += ["", "## Versions", ""] + [f"- **{md_text(port)}**: {md_text(_versions(found))}" for port, found in figures["versions"].items()]
-    return "\n".join(lines) + "\n"
 
 
 PLOT_WIDTH = 520
@@ -543,7 +410,7 @@ def bench_svg(figures: dict[str, Any]) -> str:
 
     top = y = 112
     rows: list[str] = []
-    for title, group in _by_method(entries):
+    for title, group in by_method(entries):
         rows.append(f'<text x="{left}" y="{y + 14}" font-weight="bold">{_xml(title)}</text>')
         y += 22
         for entry in group:
@@ -585,12 +452,12 @@ def _plot_row(entry: Entry, middle: float, left: int, at: Callable[[float], floa
     name = f'<text x="{left - 8}" y="{middle + 4:.1f}" text-anchor="end">{_xml(_cut(entry.port))}</text>'
     if entry.status is not BenchStatus.TIMED or entry.seconds is None:
         colour = COLOURS["not timed" if entry.status is BenchStatus.NOT_TIMED else "fault"]
-        why = f"{entry.status.value}: {_reason(entry.detail, 90)}"
+        why = f"{entry.status.value}: {brief(entry.detail, 90)}"
         return f'<g><title>{_xml(f"{entry.port}, {entry.method}: {one_line(entry.detail)}")}</title>{name}' + (
             f'<text x="{left + 4}" y="{middle + 4:.1f}" fill="{colour}">{_xml(why)}</text></g>'
         )
-    tip = f"{entry.port}, {entry.method}, n = {entry.n}: {_figure(entry.seconds, entry.spread, markup=False)} s"
-    tip += f"; start-up {_figure(entry.startup)} s; the harness's reading {_figure(entry.reading)} s"
+    tip = f"{entry.port}, {entry.method}, n = {entry.n}: {figure(entry.seconds, entry.spread, markup=False)} s"
+    tip += f"; start-up {figure(entry.startup)} s; the harness's reading {figure(entry.reading)} s"
     end = at(entry.seconds)
     parts = [
         f'<g><title>{_xml(tip)}</title>{name}',
@@ -602,7 +469,7 @@ def _plot_row(entry: Entry, middle: float, left: int, at: Callable[[float], floa
     if entry.reading:
         parts.append(_diamond(at(entry.reading), middle))
     furthest = max(at(value) for value in (entry.seconds, entry.startup, entry.reading) if value)
-    parts.append(f'<text x="{furthest + 10:.1f}" y="{middle + 4:.1f}">{_figure(entry.seconds)} s</text></g>')
+    parts.append(f'<text x="{furthest + 10:.1f}" y="{middle + 4:.1f}">{figure(entry.seconds)} s</text></g>')
     return "".join(parts)
 
 

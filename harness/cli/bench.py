@@ -12,6 +12,7 @@ from harness.cli.publish import write_file
 from harness.cli.session import Session, port_versions, progress_bar, terminal
 from harness.errors import ExitCode
 from harness.model import visible
+from harness.report import WRITERS, writing
 
 
 @cli.command(name="bench", epilog=EXIT_CODES)
@@ -19,7 +20,7 @@ from harness.model import visible
     "-n", "--n", "ns", type=DiscCounts(),
     help=f"Discs, for every method: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS}; default: each classic method at 0 and 20, the cyclic at 0 and 12).",
 )
-@options("port", "method", "timeout", "build_timeout", "max_moves", "json", "markdown", *DATABASE, *ISOLATION)
+@options("port", "method", "timeout", "build_timeout", "max_moves", *writing("figures"), *DATABASE, *ISOLATION)
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw each port's time at its largest n, a panel a method, to this .svg.")
 @click.pass_obj
@@ -29,16 +30,17 @@ def bench_command(session: Session, /, repeat: int, plot_file: str | None, **giv
     run as --isolation says; the harness's own reading speed on the same output; and harness compare
     of the cell as a whole process, with its start-up on its own. The summary, each port and method
     at its largest n beside its time at n=0 and the harness's reading, goes to --markdown and --plot."""
-    from harness.bench import BenchStatus, bench, bench_markdown, bench_svg, bench_to_json, plan, render_bench
+    from harness.bench import bench, bench_svg, bench_to_json, plan, render_bench
     from harness.report.about import commit, machine
-    from harness.report.json import json_text
+    from harness.report.figures import BenchStatus
 
     if plot_file and not plot_file.lower().endswith(".svg"):
         raise click.BadParameter("the plot is an .svg file", param_hint="'--plot'")
     settings = settings_from(session.ports, {**given, "ns": given["ns"] or ()})  # bench runs each method at its own n: the plan's
     ports = chosen(session.ports, settings)
     ns = plan(settings.methods, given["ns"])
-    piped = "-" in (given["json_file"], given["markdown_file"])
+    files = {name: path for name in writing("figures") if (path := given[f"{name}_file"])}
+    piped = "-" in files.values()
     about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
     with session.gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
         task = progress.add_task("bench", total=len(ports) * sum(map(len, ns.values())))
@@ -50,10 +52,8 @@ def bench_command(session: Session, /, repeat: int, plot_file: str | None, **giv
     figures = bench_to_json(cells, about, versions, repeat)
     render_bench(terminal(stderr=piped), cells, figures)
     written = True
-    if given["json_file"]:
-        written &= write_file(given["json_file"], json_text(figures, indent=2) + "\n", "JSON figures")
-    if given["markdown_file"]:
-        written &= write_file(given["markdown_file"], bench_markdown(figures), "Markdown table")
+    for name, path in files.items():
+        written &= write_file(path, WRITERS[name].figures_text(figures), f"{WRITERS[name].form} figures")
     if plot_file:
         written &= write_file(plot_file, bench_svg(figures), "plot")
     return ExitCode.of(written and all(cell.status is not BenchStatus.ERROR for cell in cells))

@@ -12,7 +12,7 @@ import click
 
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
-from harness.report import WRITERS
+from harness.report import WRITERS, writing
 from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
@@ -205,8 +205,8 @@ def format_option(forms: tuple[str, ...]) -> Callable[[Callable[..., Any]], Call
     )
 
 
-OPTIONS["format"] = format_option(tuple(WRITERS))
-OPTIONS["listing_format"] = format_option(tuple(name for name, writer in WRITERS.items() if writer.lists))
+OPTIONS["format"] = format_option(writing("report"))
+OPTIONS["listing_format"] = format_option(writing("listing"))
 DATABASE = ("backend", "dsn", "unsafe_superuser_sql")
 REPORTS = ("format", *WRITERS)
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import datetime
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from harness import __version__
 from harness.compare import Agreement, agreements, succeeded
@@ -97,6 +98,10 @@ class Listing:
     missing: dict[str, str]
 
 
+Document = Literal["report", "listing", "figures"]
+"""What a writer writes: a run's report (every writer), ``harness list``'s ports, ``harness bench``'s figures."""
+
+
 @runtime_checkable
 class ReportForm(Protocol):
     """A writer's module: it makes its form's text of a report."""
@@ -106,50 +111,77 @@ class ReportForm(Protocol):
 
 
 @runtime_checkable
-class ListingForm(ReportForm, Protocol):
+class ListingForm(Protocol):
     """A writer's module that also writes ``harness list``'s ports in its form."""
 
     def listing_text(self, listing: Listing) -> str:
         """The listed ports in this form."""
 
 
+@runtime_checkable
+class FiguresForm(Protocol):
+    """A writer's module that also writes ``harness bench``'s figures in its form."""
+
+    def figures_text(self, figures: dict[str, Any]) -> str:
+        """The figures (as their JSON holds them) in this form."""
+
+
+FORMS: dict[Document, type] = {"report": ReportForm, "listing": ListingForm, "figures": FiguresForm}
+"""The protocol a writer's module keeps for each document it writes, whose one function is ``DOCUMENT_text``."""
+
+
 @dataclass(frozen=True)
 class Writer:
-    """A form a report is written in: ``--NAME FILE`` writes it to a file (``-``: to standard output,
-    the table then going to standard error), as ``--format NAME`` does. ``module`` makes its text
-    (:class:`ReportForm`, and :class:`ListingForm` where ``lists``), loaded only by a run that asks
-    for it."""
+    """A form a document is written in: ``--NAME FILE`` writes it to a file (``-``: to standard
+    output, the table then going to standard error), as ``--format NAME`` does. ``module`` makes its
+    text of each of its ``documents`` (:data:`FORMS`), loaded only by a run that asks for it."""
 
     name: str
     module: str
     what: str
     help: str
-    lists: bool = False
-    """Whether ``harness list --format NAME`` writes the ports in this form."""
+    documents: tuple[Document, ...] = ("report",)
+    form: str = ""
+    """The form's name in a message about another document than the report: ``JSON figures``."""
 
     def text(self, report: Report) -> str:
         """The report in this form."""
-        module = importlib.import_module(self.module)
-        if not isinstance(module, ReportForm):
-            raise TypeError(f"{self.module} has no report_text(report), which a writer's module holds")
-        text: str = module.report_text(report)
-        return text
+        return self._function("report")(report)
 
     def listing_text(self, listing: Listing) -> str:
-        """The ports ``harness list`` shows, in this form (a writer that ``lists``)."""
+        """The ports ``harness list`` shows, in this form."""
+        return self._function("listing")(listing)
+
+    def figures_text(self, figures: dict[str, Any]) -> str:
+        """``harness bench``'s figures in this form."""
+        return self._function("figures")(figures)
+
+    def _function(self, document: Document) -> Callable[[Any], str]:
+        """The module's function that writes ``document``, the module held to that document's protocol."""
         module = importlib.import_module(self.module)
-        if not isinstance(module, ListingForm):
-            raise TypeError(f"{self.module} has no listing_text(listing), which a writer that lists holds")
-        text: str = module.listing_text(listing)
-        return text
+        if document not in self.documents or not isinstance(module, FORMS[document]):
+            raise TypeError(f"{self.module} has no {document}_text({document}), which a writer of {document} holds")
+        function: Callable[[Any], str] = getattr(module, f"{document}_text")
+        return function
+
+
+def writing(document: Document) -> tuple[str, ...]:
+    """The writers that write ``document``, by name, in the registry's order."""
+    return tuple(name for name, writer in WRITERS.items() if document in writer.documents)
 
 
 WRITERS: dict[str, Writer] = {
     writer.name: writer
     for writer in (
-        Writer("json", "harness.report.json", "JSON report", "Write the JSON report to FILE ('-': standard output).", lists=True),
+        Writer(
+            "json", "harness.report.json", "JSON report", "Write the JSON report to FILE ('-': standard output).",
+            documents=("report", "listing", "figures"), form="JSON",
+        ),
         Writer("junit", "harness.report.junit", "JUnit report", "Write JUnit XML to FILE: a suite a port, a test case a cell."),
-        Writer("markdown", "harness.report.markdown", "Markdown report", "Write Markdown to FILE (for a CI step summary).", lists=True),
+        Writer(
+            "markdown", "harness.report.markdown", "Markdown report", "Write Markdown to FILE (for a CI step summary).",
+            documents=("report", "listing", "figures"), form="Markdown",
+        ),
         Writer(
             "html", "harness.report.html", "HTML page",
             "Write one self-contained HTML page to FILE: every cell, replayed move by move on a drawn board.",

@@ -118,6 +118,11 @@ def listing_text(listing: Listing) -> str:
     return json_text(listing_to_json(listing), indent=2) + "\n"
 
 
+def figures_text(figures: dict[str, Any]) -> str:
+    """``harness bench``'s figures as JSON, which docs/bench.json keeps and every other form is made from."""
+    return json_text(figures, indent=2) + "\n"
+
+
 def json_text(data: Any, indent: int | None = None) -> str:
     """``data`` as JSON text, in which a byte of a name that was not UTF-8 is written out, ``\\xff``,
     as every form of the report shows it (model.utf8_safe), not as a lone surrogate, which a strict

@@ -6,10 +6,11 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.model import Outcome, visible
 from harness.report import Listing, Report
+from harness.report.figures import SUMMARY_COLUMNS, by_method, catalogue, not_timed, summary_row, versions_line, where
 from harness.report.summary import SHOWN_DIFFS, SHOWN_IN_SUMMARY, by_port, more, one_line, summarise
 
 if TYPE_CHECKING:
@@ -87,3 +88,25 @@ def ports_markdown(ports: Sequence[Port]) -> str:
 def listing_text(listing: Listing) -> str:
     """``harness list --format markdown``: the table of ports, as README.md shows it."""
     return ports_markdown(listing.ports) + "\n"
+
+
+def figures_text(figures: dict[str, Any]) -> str:
+    """``harness bench``'s summary as Markdown, for docs/ and the README: a table a method, its ports
+    fastest first, why each port not timed was not, where the figures come from and the ports'
+    versions; every text from a port escaped."""
+    lines = [
+        "# The ports' speed", "",
+        f"{md_text(where(figures))} *port s*: the port alone at the largest n timed, its output read through a pipe; "
+        "*start-up s*: the same at n = 0; *reading s*: the harness reading and verifying the same output, captured; "
+        "*reading / port*: that over the port's own time.",
+    ]
+    entries = catalogue(figures)
+    for title, group in by_method(entries):
+        lines += ["", f"## {md_text(title)}", "", "| " + " | ".join(SUMMARY_COLUMNS) + " |", "| --- |" + " ---: |" * (len(SUMMARY_COLUMNS) - 1)]
+        lines += ["| " + " | ".join(md_text(text) for text in summary_row(entry, markup=False)) + " |" for entry in group]
+    untimed = not_timed(entries)
+    if untimed:
+        lines += ["", "## Not timed", ""]
+        lines += [f"- **{md_text(port)}** ({md_text(', '.join(methods))}): {md_text(reason)}" for port, methods, _, reason in untimed]
+    lines += ["", "## Versions", ""] + [f"- **{md_text(port)}**: {md_text(versions_line(found))}" for port, found in figures["versions"].items()]
+    return "\n".join(lines) + "\n"

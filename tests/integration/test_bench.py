@@ -128,7 +128,8 @@ def test_the_report_says_what_is_needed_to_reproduce_it(report):
 
 def test_the_table_and_the_plot_sum_up_each_port_and_method_from_the_json(report):
     """Both are made from the JSON figures alone: made again from the file, they are the same bytes."""
-    from harness.bench import bench_markdown, bench_svg
+    from harness.bench import bench_svg
+    from harness.report import WRITERS
 
     _, data, _, plot, table = report
     text = table.read_text()
@@ -139,7 +140,7 @@ def test_the_table_and_the_plot_sum_up_each_port_and_method_from_the_json(report
     assert drawn.startswith("<svg") and "recursive, n = 9" in drawn and "seconds, log scale" in drawn
     for port in ("python", "cpp", "sql", "illegal", "short"):
         assert f">{port}</text>" in drawn and f"| {port} |" in text
-    assert (bench_markdown(data), bench_svg(data)) == (text, drawn)
+    assert (WRITERS["markdown"].figures_text(data), bench_svg(data)) == (text, drawn)
 
 
 def test_the_plot_must_be_svg():

@@ -16,21 +16,10 @@ import xml.etree.ElementTree as ET
 import pytest
 from rich.console import Console
 
-from harness.bench import (
-    CATALOGUE_N,
-    LABEL_CHARS,
-    ROW,
-    BenchCell,
-    BenchStatus,
-    Run,
-    bench_markdown,
-    bench_svg,
-    bench_to_json,
-    catalogue,
-    plan,
-    render_bench,
-)
+from harness.bench import CATALOGUE_N, LABEL_CHARS, ROW, BenchCell, Run, bench_svg, bench_to_json, plan, render_bench
 from harness.model import METHODS
+from harness.report import WRITERS
+from harness.report.figures import BenchStatus, catalogue
 
 LANGUAGES = [
     "ada", "bash", "c", "clojure", "common-lisp", "cpp", "csharp", "d", "elixir", "erlang", "go", "haskell", "java",
@@ -122,7 +111,7 @@ def test_a_method_timed_at_its_largest_n_within_max_moves_is_summed_up_there():
 
 def test_the_markdown_has_a_table_a_method_fastest_first_and_says_why_a_port_is_not_timed():
     _, figures = made_up([*LANGUAGES, HOSTILE])
-    text = bench_markdown(figures)
+    text = WRITERS["markdown"].figures_text(figures)
     titles = re.findall(r"^## (.*)$", text, re.MULTILINE)
     assert titles == ["binary, n = 20", "recursive, n = 20", "iterative, n = 20", "cyclic, n = 12", "Not timed", "Versions"]
     entries = catalogue(figures)
@@ -188,7 +177,7 @@ def test_the_same_figures_give_the_same_table_and_plot_in_whatever_order_their_c
     shuffled = json.loads(json.dumps(bench_to_json(cells, MACHINE, figures["versions"], 3)))
     assert shuffled["cells"] != figures["cells"]
     assert bench_svg(shuffled) == bench_svg(figures)
-    assert bench_markdown(shuffled) == bench_markdown(figures)
+    assert WRITERS["markdown"].figures_text(shuffled) == WRITERS["markdown"].figures_text(figures)
 
 
 def shown(cells: list[BenchCell], figures: dict, width: int, terminal: bool) -> list[str]:

@@ -27,7 +27,7 @@ LAYERS = [
     ("reading output: the readers", {"readers.*"}),
     ("one cell through the steps", {"evaluate"}),
     ("report: the model and its registry of writers", {"report"}),
-    ("report: what every form shows", {"report.about", "report.summary", "report.json", "report.merge", "report.rerun", "board"}),
+    ("report: what every form shows", {"report.about", "report.summary", "report.figures", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.*"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold", "gallery"}),
     ("the command line: the options", {"cli.options"}),

@@ -12,7 +12,7 @@ import pytest
 
 from harness.expect import ReaderModule, reader_module
 from harness.readers import READERS, Reading
-from harness.report import WRITERS, ListingForm, ReportForm, Writer
+from harness.report import FORMS, WRITERS, Writer
 
 
 def parameters(function: object) -> list[str]:
@@ -30,9 +30,10 @@ def held_to(module: types.ModuleType, protocol: type) -> None:
 def test_every_writer_module_holds_its_protocol(name):
     writer = WRITERS[name]
     module = __import__(writer.module, fromlist=["_"])
-    for protocol in (ReportForm, ListingForm) if writer.lists else (ReportForm,):
-        assert isinstance(module, protocol)
-        held_to(module, protocol)
+    assert "report" in writer.documents, "every writer writes the report"
+    for document in writer.documents:
+        assert isinstance(module, FORMS[document])
+        held_to(module, FORMS[document])
 
 
 @pytest.mark.parametrize("name", list(READERS))
@@ -49,11 +50,13 @@ def bare_module(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_a_writer_module_without_its_function_is_refused_naming_it(bare_module):
-    writer = Writer("bare", bare_module, "bare form", "Write nothing.", lists=True)
+    writer = Writer("bare", bare_module, "bare form", "Write nothing.", documents=("report", "listing"))
     with pytest.raises(TypeError, match=r"bare_form has no report_text\(report\)"):
         writer.text(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"bare_form has no listing_text\(listing\)"):
         writer.listing_text(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"bare_form has no figures_text\(figures\)"):  # not one of its documents
+        writer.figures_text({})
 
 
 def test_a_reader_module_without_its_functions_is_refused_naming_them(bare_module):
