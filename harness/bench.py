@@ -69,7 +69,8 @@ CHUNK = 1 << 20
 class Run:
     """One timed run of a port: its moves and what it cost."""
 
-    moves: int
+    moves: int | None
+    """None where counting the output does not count its moves: the harness's reading of it then says them."""
     wall: float
     cpu: float | None
     peak_mb: float | None
@@ -98,7 +99,7 @@ class BenchCell:
     @property
     def moves(self) -> int:
         """The moves one run printed."""
-        return self.runs[0].moves if self.runs else 0
+        return (self.runs[0].moves or 0) if self.runs else 0
 
     def median(self, figure: str) -> float | None:
         """The median of one figure of the runs (``wall``, ``cpu``, ``peak_mb``), where it was measured."""
@@ -228,10 +229,10 @@ class _Timer:
                 if seconds is not None:
                     cell.to_devnull.append(seconds)
             expected = METHODS[cell.method].optimal_count(cell.n)
-            if reader_module(READERS[program.output.format]).counted(program.output) and cell.moves != expected:
-                raise BenchError(f"printed {cell.moves:,} moves, not {expected:,}")
-            for run in cell.runs:  # where the sink could not tell moves from other lines, the harness did
-                run.moves = judged.moves
+            for run in cell.runs:
+                if run.moves is not None and run.moves != expected:
+                    raise BenchError(f"printed {run.moves:,} moves, not {expected:,}")
+                run.moves = judged.moves  # where the sink could not count the moves, the harness's reading did
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
         except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
@@ -285,19 +286,16 @@ class _Timer:
 
     def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
         """Run the cell once through the runner ``compare`` uses, its output going to a counting sink
-        (and to ``copy``, if given): the blocks' line endings counted, nothing more. The wall time
+        (and to ``copy``, if given): its moves counted by the format's counter where it has one, nothing
+        read. The wall time
         runs from the runner's start to the port's end; CPU and peak memory are what the runner measured."""
-        drawings = program.output.format == "drawings"
-        lines = blank = 0
-        last = b""
+        counter = reader_module(READERS[program.output.format]).counter(program.output)
         timeout = self.settings.timeout
         with self.gate.start(port, bench_cell.method, bench_cell.n, self.settings) as runner:
             started = runner.deadline - timeout
             for block in runner.output():
-                lines += block.count(b"\n")
-                if drawings:  # a blank line ends each drawing: count "\n\n", across blocks too
-                    blank += block.count(b"\n\n") + (last == b"\n" and block[:1] == b"\n")
-                    last = block[-1:]
+                if counter:
+                    counter.take(block)
                 if copy:
                     copy.write(block)
             finish = runner.finish()
@@ -306,7 +304,7 @@ class _Timer:
         if failure:
             raise BenchError(failure if not finish.evidence else f"{failure}; {finish.evidence}")
         peak = finish.usage.peak_bytes
-        return Run(blank - 1 if drawings else lines, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
+        return Run(counter.moves if counter else None, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
 
     def _harness_reading(self, port: Port, program: Program, bench_cell: BenchCell) -> tuple[Cell, float]:
         """The harness's normalise + verify on this cell's output, captured to a file first so that

@@ -281,6 +281,16 @@ class DrawingWording:
         return b"".join(rows) + b"\n"
 
 
+class MoveCounter(Protocol):
+    """Counts the moves in a program's output as it arrives, a block of bytes at a time, reading
+    nothing: what ``harness bench`` times the port with."""
+
+    moves: int
+
+    def take(self, block: bytes) -> None:
+        """The next block of the output."""
+
+
 @runtime_checkable
 class ReaderModule(Protocol):
     """What a reader's module (:data:`harness.readers.READERS`) tells the comparison and ``bench``
@@ -289,13 +299,15 @@ class ReaderModule(Protocol):
     def wording(self, output: Output, plan: Plan) -> Wording | None:
         """The bytes the output must hold, where they can be known in advance; else None."""
 
-    def counted(self, output: Output) -> bool:
-        """Whether counting the output's lines or drawings counts its moves."""
+    def counter(self, output: Output) -> MoveCounter | None:
+        """A counter of the moves in the output's bytes, where counting them counts the moves (a line
+        a move, a drawing a move); None where only reading it can tell (``harness bench`` then takes
+        the moves from its reading)."""
 
 
 def reader_module(reading: Reading) -> ReaderModule:
     """The module of an output format, loaded at first need, held to :class:`ReaderModule`."""
     module = reading.load()
     if not isinstance(module, ReaderModule):
-        raise TypeError(f"{reading.module} lacks wording(output, plan) or counted(output), which a reader's module holds")
+        raise TypeError(f"{reading.module} lacks wording(output, plan) or counter(output), which a reader's module holds")
     return module

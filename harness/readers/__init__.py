@@ -6,9 +6,10 @@ that reads it and its reader class, the named groups its patterns must and may h
 its patterns are needed at all. Besides the class (made as ``Class(output, n, deadline)``), the
 module has ``wording(output, plan)``, the bytes the output must hold where they can be known in
 advance (the fast path compares those bytes and reads nothing line by line; None where it cannot),
-and ``counted(output)``, whether counting the output's lines or drawings counts its moves (``harness
-bench``): :class:`harness.expect.ReaderModule`, which each module is held to when it is loaded. Adding a format is one module and one line
-here; the manifest's parser, the fast path and bench all follow the registry.
+and ``counter(output)``, which counts the moves in the output's bytes where counting lines or
+drawings counts them (``harness bench``): :class:`harness.expect.ReaderModule`, to which each module
+is held when it is loaded. Adding a format is one module and one line here; the manifest's parser,
+the fast path and bench all follow the registry.
 
 This module holds names only, so that the manifest's parser, far below the readers, can know them.
 """

@@ -99,6 +99,24 @@ def wording(output: Output, plan: Plan) -> Wording | None:
     return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
 
 
-def counted(output: Output) -> bool:
-    """Whether nothing but drawings is printed, so that counting drawings counts the moves."""
-    return not output.ignore and output.separator is None
+class DrawingCounter:
+    """Moves counted as drawings: a blank line ends each, the first the towers before any move."""
+
+    def __init__(self) -> None:
+        self.drawings = 0
+        self._last = b""
+
+    @property
+    def moves(self) -> int:
+        """The drawings after the first, each drawn after a move."""
+        return self.drawings - 1
+
+    def take(self, block: bytes) -> None:
+        """The next block of the output: each "\\n\\n", across blocks too, ends a drawing."""
+        self.drawings += block.count(b"\n\n") + (self._last == b"\n" and block[:1] == b"\n")
+        self._last = block[-1:]
+
+
+def counter(output: Output) -> DrawingCounter | None:
+    """Where nothing but drawings is printed, counting drawings counts the moves."""
+    return DrawingCounter() if not output.ignore and output.separator is None else None

@@ -60,6 +60,17 @@ def wording(output: Output, plan: Plan) -> Wording | None:
     return LineWording(plan, separator.encode(), {text.encode() for text in ignored if text is not None})
 
 
-def counted(output: Output) -> bool:
-    """Whether each line is one move and nothing else, so that counting lines counts the moves."""
-    return not output.ignore and output.separator is None
+class LineCounter:
+    """Moves counted as line endings."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def take(self, block: bytes) -> None:
+        """The next block of the output."""
+        self.moves += block.count(b"\n")
+
+
+def counter(output: Output) -> LineCounter | None:
+    """Where each line is one move and nothing else, counting lines counts the moves."""
+    return LineCounter() if not output.ignore and output.separator is None else None

@@ -128,6 +128,6 @@ def wording(output: Output, plan: Plan) -> Wording | None:
     return None
 
 
-def counted(output: Output) -> bool:
-    """Never: a state takes several lines, and the first may come before any move."""
-    return False
+def counter(output: Output) -> None:
+    """None: a state takes several lines, and the first may come before any move."""
+    return None

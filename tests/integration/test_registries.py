@@ -40,7 +40,7 @@ WALLS = TracedWalls
 '''
 
 READER = '''
-from harness.readers.lines import LineReader
+from harness.readers.lines import LineCounter, LineReader
 
 
 class ArrowReader(LineReader):
@@ -52,9 +52,9 @@ def wording(output, plan):
     return None
 
 
-def counted(output):
-    """Each line is one move."""
-    return True
+def counter(output):
+    """Each line is one move: counting lines counts them."""
+    return LineCounter()
 '''
 
 ARROW_PORT = """\

@@ -154,7 +154,7 @@ WALLS = TracedWalls
     "readers/arrows.py": '''\
 from harness.expect import Plan, Wording
 from harness.readers import Output
-from harness.readers.lines import LineReader
+from harness.readers.lines import LineCounter, LineReader
 
 
 class ArrowReader(LineReader):
@@ -165,8 +165,8 @@ def wording(output: Output, plan: Plan) -> Wording | None:
     return None
 
 
-def counted(output: Output) -> bool:
-    return True
+def counter(output: Output) -> LineCounter | None:
+    return LineCounter()
 ''',
 }
 """HOUSE.md's three additions, each module as it shows it, with the imports it leaves out."""

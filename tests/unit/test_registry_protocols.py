@@ -61,5 +61,5 @@ def test_a_writer_module_without_its_function_is_refused_naming_it(bare_module):
 
 def test_a_reader_module_without_its_functions_is_refused_naming_them(bare_module):
     reading = Reading("bare", bare_module, "BareReader", (), (), patterns=False)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"bare_form lacks wording\(output, plan\) or counted\(output\)"):
+    with pytest.raises(TypeError, match=r"bare_form lacks wording\(output, plan\) or counter\(output\)"):
         reader_module(reading)
