@@ -81,7 +81,7 @@ axe: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e .
+	$(VENV)/bin/pip install --quiet -e '.[all]'
 	touch $@
 
 $(VENV)/.tested: $(VENV)/.installed

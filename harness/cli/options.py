@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from harness.extras import lacking
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS
 from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
-from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
+from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Screen, Settings
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
@@ -154,7 +155,7 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "fail_fast": click.option("-x", "--fail-fast", is_flag=True, help="Once a cell fails or errors, start no more cells."),
     "shard": click.option("--shard", type=ShardChoice(), help="Run only the K-th of N shares of the cells (see harness merge)."),
     "format": click.option(
-        "--format", "form", type=click.Choice(SCREENS),
+        "--format", "form", type=click.Choice(SCREENS), callback=lambda ctx, param, form: _screen(form),
         help="What goes to standard output (default: pretty on a terminal, else plain).",
     ),
     "dsn": click.option(
@@ -182,6 +183,14 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
         help="Processes a cell may run at once (a fork bomb is an error, not an outage).",
     ),
 }
+
+
+def _screen(form: Screen | None) -> Screen | None:
+    """The form asked for, which for ``pretty`` needs rich (the ``pretty`` extra)."""
+    missing = lacking("pretty") if form == "pretty" else None
+    if missing:
+        raise click.BadParameter(f"the pretty table is not installed here: {missing}", param_hint="'--format'")
+    return form
 
 
 def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -251,7 +260,7 @@ def _backend(backend: Backend | None, dsn: str | None, isolation: Mode) -> Backe
     cells alone."""
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
-    if dsn is not None and given:
+    if dsn is not None and given and not lacking("postgres"):  # without the client, the SQL cells say it is missing
         from harness.runners.postgres.connection import check_dsn
 
         try:
