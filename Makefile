@@ -91,11 +91,12 @@ axe: $(VENV)/.installed
 	@[ -f $(AXE) ] || ! command -v npm >/dev/null || npm install --silent --no-audit --no-fund --prefix $(VENV)/axe axe-core@4 || \
 	  echo "axe-core could not be installed from npm; the accessibility test is skipped"
 
-# The harness alone; the test tools only where tests run.
+# The harness with every extra (PostgreSQL, the Docker SDK, rich, pygments, pexpect); the test tools
+# only where tests run.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e .
+	$(VENV)/bin/pip install --quiet -e '.[all]'
 	touch $@
 
 $(VENV)/.tested: $(VENV)/.installed

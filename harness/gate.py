@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from harness.build import Builds
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
+from harness.extras import lacking
 from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
 from harness.runners.postgres import SERVERS
@@ -45,11 +46,13 @@ class Gate:
         self.secrets = Secrets(os.environ)
         """The run's secrets, masked wherever a report quotes what a port printed: the environment's,
         the DSN's password, and each port's role's."""
+        self._no_postgres = self._postgres_lacking(settings) if any(port.query for port in ports) else None
         if dsn:
-            from harness.runners.postgres.connection import dsn_password
-
             self.secrets.add(dsn)
-            self.secrets.add(dsn_password(dsn))
+            if not self._no_postgres:  # the DSN is read by the PostgreSQL client; without it no cell uses the DSN
+                from harness.runners.postgres.connection import dsn_password
+
+                self.secrets.add(dsn_password(dsn))
         self.walls: Walls = open_walls(settings.isolation, settings.limits)
         self.builds = Builds(self.walls.processes.closing)
         in_postgres = [port for port in ports if port.query]
@@ -65,7 +68,7 @@ class Gate:
         first asked for; None where no port of the run runs in one. A command that never asks, such
         as ``list``, loads no PostgreSQL client at all."""
         with self._database_lock:
-            if self._database is None and self._server_port is not None and not self._closed:
+            if self._database is None and self._server_port is not None and not self._closed and not self._no_postgres:
                 from harness.runners.postgres.database import Database  # psycopg, only for a run that has a port in PostgreSQL
 
                 self._database = Database(
@@ -75,9 +78,15 @@ class Gate:
             return self._database
 
     def refusal(self, program: Program) -> str | None:
-        """Why the program cannot run in this run's mode here, if it cannot (a port in PostgreSQL
-        runs in its server, which says for itself)."""
-        return self.walls.refusal() if program.query is None else None
+        """Why the program cannot run in this run's mode here, if it cannot: a port in PostgreSQL
+        runs in its server, which says for itself once started, where this install has what starts one."""
+        return self.walls.refusal() if program.query is None else self._no_postgres
+
+    @staticmethod
+    def _postgres_lacking(settings: Settings) -> str | None:
+        """What this install lacks to run a port in PostgreSQL on the run's kind of server, if anything."""
+        missing = lacking("postgres", "containers") if SERVERS[settings.backend].uses_engine else lacking("postgres")
+        return f"not installed here: {missing}" if missing else None
 
     def missing(self, program: Program) -> Requirement | None:
         """The first executable the program needs that this machine lacks, where it uses this
@@ -162,7 +171,7 @@ class Gate:
             return embedded_version()
         database = self.database
         if database is None:
-            return None, "this run has no PostgreSQL"
+            return None, self._no_postgres or "this run has no PostgreSQL"
         try:
             return database.version(), ""
         except Unavailable as error:

@@ -11,6 +11,7 @@ from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, Repo
 from harness.cli.publish import write_file
 from harness.cli.session import Session, port_versions, progress_bar, terminal
 from harness.errors import ExitCode
+from harness.extras import require
 from harness.model import visible
 from harness.report import WRITERS, writing
 
@@ -30,6 +31,7 @@ def bench_command(session: Session, /, repeat: int, plot_file: str | None, **giv
     run as --isolation says; the harness's own reading speed on the same output; and harness compare
     of the cell as a whole process, with its start-up on its own. The summary, each port and method
     at its largest n beside its time at n=0 and the harness's reading, goes to --markdown and --plot."""
+    require("harness bench", "postgres", "pretty")
     from harness.bench import bench, bench_svg, bench_to_json, plan, render_bench
     from harness.report.about import commit, machine
     from harness.report.figures import BenchStatus

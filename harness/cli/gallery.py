@@ -11,6 +11,7 @@ from harness.cli.options import DiscCounts, options, settings_from
 from harness.cli.publish import write_file
 from harness.cli.session import Session, read_report_file
 from harness.errors import ExitCode
+from harness.extras import require
 from harness.settings import DEFAULT_MAX_MOVES
 
 
@@ -26,6 +27,7 @@ def gallery(session: Session, /, out: Path, report_file: str | None, ns: list[in
     """Write a static site: an index of the languages, and each method's code in the languages a
     reader picks, side by side, with each one's verdict, time and what it prints, and the report
     page beside it: from a fresh run, or from --report."""
+    require("harness gallery", "gallery")
     from harness.gallery import INDEX, run, site
 
     given = read_report_file(report_file) if report_file else None

@@ -10,14 +10,13 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import Session, terminal
+from harness.cli.session import Session, say, terminal
 from harness.errors import ExitCode
+from harness.extras import lacking
 from harness.model import visible
 from harness.runners.postgres import SERVERS
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from harness.port import Port
     from harness.report import Listing
 
@@ -32,11 +31,10 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
     what CI builds its jobs from; --format markdown is README.md's table of ports, from the
     manifests alone."""
     from harness.report import Listing, versions_said
-    from harness.report.terminal import literal
 
     settings = settings_from(session.ports, given)
     ports = chosen(session.ports, settings)
-    form: str = given["form"] or ("pretty" if sys.stdout.isatty() else "plain")
+    form: str = given["form"] or ("pretty" if sys.stdout.isatty() and not lacking("pretty") else "plain")
     missing = {}
     with session.gate(settings, given["dsn"], ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
@@ -49,30 +47,37 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
             elif server and server[0] is None and (verbose or SERVERS[settings.backend].version_without_starting):
                 missing[port.name] = server[1]
         versions = versions_said(answers)
-        console = terminal()
-        render_list(console, form, Listing(ports, versions, missing))
+        render_list(form, Listing(ports, versions, missing))
         if verbose:
             for port in ports:
                 for source in port.sources:
-                    console.print(literal(f"{port.name} follows {source.cite()}; for {', '.join(source.methods)}"))
+                    say(f"{port.name} follows {source.cite()}; for {', '.join(source.methods)}")
                 if not port.sources and not port.manifest_error:
-                    console.print(literal(f"{port.name} names no source: its manifest has no [[source]]"))
+                    say(f"{port.name} names no source: its manifest has no [[source]]")
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
                     reason = answers[port.name][requirement.executable][1]
-                    console.print(literal(f"{port.name}: {requirement.executable} version unknown: {reason}"))
+                    say(f"{port.name}: {requirement.executable} version unknown: {reason}")
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
     return ExitCode.of(not broken)
 
 
-def render_list(console: Console, form: str, listing: Listing) -> None:
+def render_list(form: str, listing: Listing) -> None:
     """The ports, with their methods and what they need, in one of the --format forms: a writer's,
-    or a table of this command's own."""
+    or a table of this command's own, pretty through rich, plain as text (through rich where it is
+    installed, as it always was)."""
     from harness.report import WRITERS
     from harness.report.summary import one_line
-    from harness.report.terminal import literal
+
+    console = None if lacking("pretty") else terminal()
+
+    def out(text: str, end: str = "\n") -> None:
+        if console is None:
+            click.echo(text + end, nl=False)
+        else:
+            console.out(text, highlight=False, end=end)
 
     if form in WRITERS:
-        console.out(WRITERS[form].listing_text(listing), highlight=False, end="")
+        out(WRITERS[form].listing_text(listing), end="")
         return
     ports, versions, missing = listing.ports, listing.versions, listing.missing
 
@@ -85,9 +90,11 @@ def render_list(console: Console, form: str, listing: Listing) -> None:
 
     if form == "plain":
         for port in ports:
-            console.out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}", highlight=False)
+            out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}")
     else:
         from rich.table import Table
+
+        from harness.report.terminal import literal
 
         table = Table(title="Ports", title_justify="left")
         for column in ("port", "methods", "interpreter"):
@@ -95,6 +102,6 @@ def render_list(console: Console, form: str, listing: Listing) -> None:
         for port in ports:
             style = "magenta" if port.manifest_error else "yellow" if port.name in missing else "green"
             table.add_row(f"{literal(port.name)}\n[dim]{literal(port.summary)}[/]", ", ".join(port.methods), f"[{style}]{literal(found(port))}[/]")
-        console.print(table)
+        terminal().print(table)
 
 

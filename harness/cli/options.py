@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from harness.extras import lacking
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.report import WRITERS, writing
@@ -180,6 +181,14 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
 }
 
 
+def _screen(form: str | None) -> str | None:
+    """The form asked for, which for ``pretty`` needs rich (the ``pretty`` extra)."""
+    missing = lacking("pretty") if form == "pretty" else None
+    if missing:
+        raise click.BadParameter(f"the pretty table is not installed here: {missing}", param_hint="'--format'")
+    return form
+
+
 def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The shared options ``names``, in that order in --help."""
 
@@ -200,7 +209,7 @@ def format_option(forms: tuple[str, ...]) -> Callable[[Callable[..., Any]], Call
     """``--format``: the table, pretty or plain, or one of ``forms``, writers' names, whose text then
     goes to standard output as ``--NAME -`` writes it; one axis, whatever the writer."""
     return click.option(
-        "--format", "form", type=click.Choice((*SCREENS, *forms)),
+        "--format", "form", type=click.Choice((*SCREENS, *forms)), callback=lambda ctx, param, form: _screen(form),
         help="What goes to standard output: the table (default: pretty on a terminal, else plain), or a written form, as --NAME - writes it.",
     )
 
@@ -260,7 +269,7 @@ def _backend(backend: Backend | None, dsn: str | None, isolation: Mode) -> Backe
     cells alone."""
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("dsn") is click.core.ParameterSource.COMMANDLINE
-    if dsn is not None and given:
+    if dsn is not None and given and not lacking("postgres"):  # without the client, the SQL cells say it is missing
         from harness.runners.postgres.connection import check_dsn
 
         try:

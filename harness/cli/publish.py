@@ -18,6 +18,7 @@ import click
 
 from harness.cli.session import terminal
 from harness.errors import ExitCode
+from harness.extras import lacking
 from harness.report import WRITERS
 from harness.settings import SCREENS
 
@@ -126,17 +127,22 @@ def publish(report: Report, outputs: Outputs) -> int:
 
 def show(report: Report, outputs: Outputs) -> bool:
     """Show the report and write its files; whether everything was written. A form sent to
-    standard output (``--format json`` or any writer's name, or ``-`` for a file) sends the table to standard error, so
-    that what is piped is that form alone."""
-    from harness.report.terminal import render
+    standard output (``--format json`` or any writer's name, or ``-`` for a file) sends the table to
+    standard error, so that what is piped is that form alone. Without rich (the ``pretty`` extra) a
+    terminal gets the plain table, written as it is."""
+    from harness.report.terminal import plain, render
 
     piped = [name for name, path in outputs.files.items() if path == "-"]
     if outputs.form in WRITERS and outputs.form not in piped:
         piped.insert(0, outputs.form)
     screen = sys.stderr if piped else sys.stdout
-    table_form: Screen = next((form for form in SCREENS if form == outputs.form), "pretty" if screen.isatty() else "plain")
+    pretty = screen.isatty() and not lacking("pretty")
+    table_form: Screen = next((form for form in SCREENS if form == outputs.form), "pretty" if pretty else "plain")
     try:
-        render(report, table_form, terminal(stderr=bool(piped)))
+        if lacking("pretty"):
+            click.echo(plain(report), file=screen)
+        else:
+            render(report, table_form, terminal(stderr=bool(piped)))
         written = True
     except OSError as error:  # a full disk, /dev/full
         written = unwritten("report", "standard error" if piped else "standard output", error)

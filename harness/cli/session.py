@@ -18,6 +18,7 @@ import click
 
 from harness.cli.options import choose, settings_from
 from harness.errors import ExitCode, ReportError
+from harness.extras import lacking
 from harness.model import METHODS, Cell, Outcome, Reason, visible
 from harness.runners.postgres import SERVERS
 from harness.settings import Settings
@@ -33,6 +34,17 @@ if TYPE_CHECKING:
 
 HEARTBEAT_SECONDS = 10.0
 """How often a run off a terminal says it is alive."""
+
+
+def say(text: str, stderr: bool = False) -> None:
+    """A line of the harness's, with what a port said in it shown as typed: through rich, which
+    fits it to the terminal, where rich is installed; as it is where it is not."""
+    if lacking("pretty"):
+        click.echo(visible(text), err=stderr)
+        return
+    from harness.report.terminal import literal
+
+    terminal(stderr).print(literal(text))
 
 
 def terminal(stderr: bool = False) -> Console:
@@ -81,8 +93,9 @@ class _Heartbeat:
 
 def progress_bar() -> Progress | _Heartbeat:
     """A progress bar on stderr that leaves no trace when it is done, and off a terminal a heartbeat.
-    Its descriptions are shown as typed: text from a port is no markup."""
-    if not sys.stderr.isatty():
+    Its descriptions are shown as typed: text from a port is no markup. Without rich (the ``pretty``
+    extra), the heartbeat on a terminal too."""
+    if not sys.stderr.isatty() or lacking("pretty"):
         return _Heartbeat()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -122,7 +135,8 @@ class Session:
         if problem:
             raise click.ClickException(problem)
         sweep_leftovers()
-        if walls_class(settings.isolation).uses_engine or (SERVERS[settings.backend].uses_engine and any(port.query for port in ports)):
+        in_engine = SERVERS[settings.backend].uses_engine and any(port.query for port in ports) and not lacking("containers")
+        if walls_class(settings.isolation).uses_engine or in_engine:
             sweep_old_containers()
         return Gate(settings, dsn, ports)
 
@@ -167,13 +181,9 @@ def one_cell(session: Session, port_name: str, method: str, given: dict[str, Any
 def say_how_it_ended(cell: Cell) -> int:
     """A cell that did not pass says why on standard error, with its diff; the exit code it returns
     says whether it ran well (a skipped cell did)."""
-    from harness.report.terminal import literal
-
     if cell.outcome is not Outcome.PASS:
-        err = terminal(stderr=True)
-        err.print(literal(f"{cell.label}: {cell.outcome.value}: {cell.detail}"))
-        for line in cell.diff:
-            err.print(literal(line))
+        for line in (f"{cell.label}: {cell.outcome.value}: {cell.detail}", *cell.diff):
+            say(line, stderr=True)
     return ExitCode.of(cell.outcome in (Outcome.PASS, Outcome.SKIPPED))
 
 

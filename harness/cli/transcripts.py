@@ -10,6 +10,7 @@ from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, choose, options, settings_from
 from harness.cli.session import Session, terminal
 from harness.errors import ExitCode
+from harness.extras import require
 from harness.model import Outcome
 
 
@@ -20,6 +21,7 @@ from harness.model import Outcome
 def transcripts(session: Session, /, names: tuple[str, ...], **given: Any) -> int:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
+    require("harness transcripts", "transcripts", "postgres")
     from harness.transcripts import discover as discover_transcripts
     from harness.transcripts import render_transcripts, replay
 

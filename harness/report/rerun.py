@@ -14,6 +14,7 @@ import re
 import shlex
 from collections.abc import Iterable
 
+from harness.extras import lacking
 from harness.limits import DEFAULT_LIMITS
 from harness.model import ESCAPED_BYTE, Cell, Outcome, Rerun
 from harness.port import SHOWN_BUILD, Port, fill
@@ -41,13 +42,14 @@ def rerun(cell: Cell, port: Port, settings: Settings, root: str) -> Rerun:
     ``run`` as in ``compare``); a DSN, which may hold a password, goes by HANOI_PG_DSN, never into a
     report. The program is the port's own command line with {method} and {n} filled in, or its query;
     {binary} and {build} stay as the manifest names them, the build's private folder being a cache
-    entry whose place differs by machine and by mode (``/build`` in a container)."""
+    entry whose place differs by machine and by mode (``/build`` in a container); a query, only where
+    the PostgreSQL client that quotes it is installed."""
     given = ["-n", str(cell.n), "--raw", *_options(settings, port)]
     named = [cell.port, cell.method]
     asked = ["run", *named, *given] if not cell.port.startswith("-") else ["run", *given, "--", *named]  # a port called --help is no option
     words = ["harness", "--root", root if not root.startswith("-") else f"./{root}", *asked]
     program = port.programs.get(cell.method)
-    if program is None:
+    if program is None or program.query is not None and lacking("postgres"):  # a query is written as the client writes it
         return Rerun(_line(words))
     if program.query is not None:
         from harness.runners.postgres.query import statement  # psycopg, only for a port that runs in PostgreSQL

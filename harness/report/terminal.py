@@ -6,15 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from harness.model import Outcome, Rerun, visible
 from harness.report import Report
 from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summarise
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from harness.settings import Screen
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
@@ -24,11 +22,15 @@ STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", O
 
 def literal(text: str) -> str:
     """Text from a port for rich markup: visible, and shown as typed, its own brackets no markup."""
+    from rich.markup import escape
+
     return escape(visible(text))
 
 
 def render(report: Report, form: Screen, console: Console) -> None:
-    """The report on ``console`` as a table, pretty or plain (the writers' forms are written, not rendered)."""
+    """The report on ``console`` as a table, pretty or plain (the writers' forms are written, not
+    rendered). rich is loaded here, not with the module: the plain table needs none (the ``pretty``
+    extra)."""
     if form == "plain":
         console.out(plain(report), highlight=False)
     else:
@@ -42,6 +44,9 @@ def diff_markup(diff: Sequence[str]) -> list[str]:
 
 
 def _pretty(view: View, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     console.print(view.title, style="bold", highlight=False)
     table = Table()
     table.add_column("port")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from harness.errors import CellError
+from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
 from harness.port import Port, Requirement
 from harness.runners import Mode
@@ -129,8 +130,16 @@ class Walls(ABC):
         """Let go of what the mode holds for the run (the Docker engine, its containers)."""
 
 
+EXTRAS: dict[Mode, Extra] = {"container": "containers"}
+"""The extra a mode needs beyond a plain install, by mode."""
+
+
 def walls_class(mode: Mode) -> type[Walls]:
-    """The class of ``mode``'s walls, from its module in ``harness.runners.modes``: only that mode is loaded."""
+    """The class of ``mode``'s walls, from its module in ``harness.runners.modes``: only that mode is
+    loaded; :class:`~harness.extras.NotInstalled` where the mode needs an extra this install lacks."""
+    missing = lacking(EXTRAS[mode]) if mode in EXTRAS else None
+    if missing:
+        raise NotInstalled(f"--isolation {mode}: not installed here: {missing}")
     walls: type[Walls] = importlib.import_module(f"harness.runners.modes.{mode}").WALLS
     return walls
 

@@ -6,9 +6,11 @@ fails once a manifest is broken."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -112,18 +114,31 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
 
 
-def pre_commit(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def pre_commit(repository: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"], cwd=repository, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+        [sys.executable, "-m", "pre_commit", "run", *(args or ["--all-files"]), "--color", "never"], cwd=repository, capture_output=True, text=True,
+        timeout=900, env={**os.environ, "PRE_COMMIT_HOME": str(home)},
     )
 
 
+def megabytes(folder: Path) -> float:
+    """What a folder's files take on disk, as du counts it."""
+    return sum(path.lstat().st_blocks * 512 for path in folder.rglob("*") if not path.is_symlink()) / 2**20
+
+
+HOOK_SECONDS = 10
+"""The most the hook's first run may take, its environment built included: in processor time, what
+the run itself costs (its wall time on a busy machine is that of everything else running too)."""
+HOOK_MEGABYTES = 20
+"""The most its environment may take: a plain install of the harness, no extra."""
+
+
 @pytest.mark.slow
-def test_the_commit_hook_passes_sound_manifests_and_fails_a_broken_one(tmp_path):
+def test_the_commit_hook_is_light_passes_sound_ports_and_fails_a_broken_manifest_or_a_deleted_program(tmp_path):
     """The hook as another repository uses it: pre-commit installs the harness from this repository
     (a commit of its files as they are now) into an environment of its own, then runs it on the
-    manifests of a scratch repository with two ports."""
+    ports of a scratch repository with two. Its first run, that environment built, is quick and
+    small; a commit that only deletes a port's program, which names no file to a hook, fails it."""
     hooks = checkout_copy(tmp_path / "hooks")
     git("init", "-q", cwd=hooks)
     git("add", "-A", cwd=hooks)
@@ -139,9 +154,26 @@ def test_the_commit_hook_passes_sound_manifests_and_fails_a_broken_one(tmp_path)
     git("add", "-A", cwd=scratch)
     home = tmp_path / "pre-commit-home"
 
+    started, used = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     passed = pre_commit(scratch, home)
+    first_run, spent = time.monotonic() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = spent.ru_utime - used.ru_utime + spent.ru_stime - used.ru_stime
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "harness check (the ports' manifests)" in passed.stdout and "Passed" in passed.stdout
+    (environment,) = home.glob("repo*/py_env-*")
+    size = megabytes(environment)
+    assert size <= HOOK_MEGABYTES, f"the hook's environment takes {size:.1f} MB"
+    assert seconds <= HOOK_SECONDS, f"the hook's first run took {seconds:.1f} s of processor time ({first_run:.1f} s wall)"
+
+    git("commit", "-q", "-m", "two ports", cwd=scratch)
+    program = scratch / "python" / "hanoi.py"
+    kept = program.read_bytes()
+    git("rm", "-q", "python/hanoi.py", cwd=scratch)
+    deleted = pre_commit(scratch, home)  # as at a commit: the staged changes, which name no file that exists
+    assert deleted.returncode == 1, deleted.stdout + deleted.stderr
+    assert "python/language.toml:" in deleted.stdout and "names 'hanoi.py', which is not in the port's folder" in deleted.stdout, deleted.stdout
+    program.write_bytes(kept)
+    git("add", "-A", cwd=scratch)
 
     manifest = scratch / "python" / "language.toml"
     text = manifest.read_text()

@@ -22,7 +22,7 @@ NOT_IN_A_CLONE = (".git", ".venv", "__pycache__", "*.egg-info", "build", ".pytes
 """What a fresh clone does not have: git's own files, and what building, testing and linting leave behind."""
 
 
-def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says_where_it_finds_none(tmp_path, run_tmpdir):
+def test_a_plain_pip_install_of_a_clone_checks_and_compares_its_ports_and_says_where_it_finds_none(tmp_path, run_tmpdir):
     clone = tmp_path / "clone"
     shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE), symlinks=True)
     venv = tmp_path / "venv"
@@ -58,6 +58,11 @@ def test_pip_install_of_a_clone_gives_a_harness_that_compares_its_ports_and_says
     assert sorted({cell["port"] for cell in cells}) == sorted(HEADLINE)
     assert {cell["outcome"] for cell in cells} <= {"pass", "skipped"} and any(cell["outcome"] == "pass" for cell in cells)
     assert "pass and agree" in compared.stdout
+    # A plain install has no PostgreSQL: the SQL port's cells say which extra brings it.
+    in_postgres = [cell for cell in cells if cell["port"] == "sql"]
+    assert in_postgres and all(cell["outcome"] == "skipped" and "pip install 'hanoi-polyglot[postgres]'" in cell["detail"] for cell in in_postgres)
+    checked = harness("check", cwd=clone)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, f"{len(names)} of {len(names)} manifests sound\n", "")
 
     nowhere = harness("list", cwd=elsewhere)
     assert nowhere.returncode == 2

