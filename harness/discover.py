@@ -243,7 +243,7 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
         command, build = _strings(data, "command"), _commands(data)
         build_parts = tuple(part for step in build for part in step)
         if any("\0" in part for part in command + build_parts):
-            raise ManifestError("'command' and 'build' may not hold a NUL character")
+            raise ManifestError("'command' and 'build' may not hold a NUL character", "command" if any("\0" in part for part in command) else "build")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
         if bool(command) == bool(query):
             raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
@@ -406,7 +406,7 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     the mistake shows when the manifest is read, not as every line of the output unread."""
     depth = nesting(text)
     if depth > MAX_NESTING:
-        raise ManifestError(f"pattern {shorten(text)} nests its groups {depth} deep; at most {MAX_NESTING}")
+        raise ManifestError(f"pattern {shorten(text)} nests its groups {depth} deep; at most {MAX_NESTING}", value=text)
     try:
         pattern = regex.compile(text)
     except regex.error as error:

@@ -233,11 +233,11 @@ def test_a_disc_number_in_another_scripts_digits_is_an_error(run):
     "port, problem",
     [
         ("manifest-not-utf8", "manifest-not-utf8/language.toml:1: not UTF-8 text: byte 0xe9 at offset 84"),
-        ("nul-in-command", "'command' and 'build' may not hold a NUL character"),
+        ("nul-in-command", "nul-in-command/language.toml:3: 'command' and 'build' may not hold a NUL character"),
         ("sql-unknown-placeholder", "'postgresql.query' must be a query that uses {method} and {n}, and no other {placeholder}"),
         ("misspelt-require", "unknown key 'require'; the keys here are summary, methods"),
         ("deep-array", "deep-array/language.toml: arrays or tables nested too deeply to read"),
-        ("deep-groups", "deep-groups/language.toml: pattern '" + "(" * 120 + "'… (5,917 more characters) nests its groups 3001 deep; at most 50"),
+        ("deep-groups", "deep-groups/language.toml:8: pattern '" + "(" * 120 + "'… (5,917 more characters) nests its groups 3001 deep; at most 50"),
     ],
 )
 def test_a_manifest_fault_is_an_error_on_that_ports_cells_only(run, port, problem):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -374,3 +376,13 @@ def test_every_port_of_this_repository_names_the_documents_it_follows():
 def test_a_misspelt_placeholder_is_named(tmp_path):
     port = port_from(tmp_path, GOOD.replace('command = ["{binary}", "{method}", "{n}"]', 'command = ["{binary}", "{methd}", "{n}"]', 1))
     assert port.manifest_error is not None and "uses {methd}, which the harness does not fill in" in port.manifest_error, port.manifest_error
+
+
+def test_every_broken_manifest_of_the_fake_ports_names_its_line_but_the_one_too_deep_to_read():
+    """``path:line:`` for an editor and a commit hook: each fault names the line it is about; only
+    arrays nested past what TOML's reader follows have none, the file being unreadable whole."""
+    fakes = Path(__file__).resolve().parent.parent / "fake_ports"
+    broken = {manifest.parent.name: port.manifest_error for manifest in sorted(fakes.glob("*/language.toml")) if (port := load_port(manifest)).manifest_error}
+    assert len(broken) >= 7
+    lineless = [name for name, problem in broken.items() if not re.match(rf".*{re.escape(name)}/language\.toml:\d+: ", problem)]
+    assert lineless == ["deep-array"], {name: broken[name] for name in lineless}
