@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Listener, compare_json, harness_measured, harness_process, left_behind, needs_bubblewrap, run_folder, valid_report
+from conftest import ROOT, left_behind, run_folder, valid_report
 from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
+from integration.conftest import Listener, compare_json, harness_measured, harness_process, needs_bubblewrap
 
 BUILD_PORTS = ROOT / "tests" / "build_ports"
 HANOI_C = BUILD_PORTS / "src-subfolder" / "src" / "hanoi.c"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_PORTS, ROOT, checkout_copy, harness, run_folder
+from conftest import ROOT, run_folder
+from integration.conftest import REAL_PORTS, checkout_copy, harness
 
 PORT = """\
 summary = "a port whose every step would leave a mark"

@@ -13,22 +13,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from conftest import (
-    FAKE_PORTS,
-    HEADLINE,
-    PORTS,
-    REAL_PORTS,
-    ROOT,
-    compare_json,
-    harness,
-    harness_process,
-    left_behind,
-    offered,
-    reference_digest,
-    started_in,
-    suite,
-)
+from conftest import FAKE_PORTS, HEADLINE, ROOT, left_behind, started_in, suite
 from harness.model import CLASSIC, METHODS
+from integration.conftest import PORTS, REAL_PORTS, compare_json, harness, harness_process, offered, reference_digest
 
 
 def test_compare_passes_with_a_table_and_exit_0():

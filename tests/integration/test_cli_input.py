@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from conftest import harness, suite, valid_report
+from conftest import suite, valid_report
+from integration.conftest import harness
 
 PASSWORD = "secretpw"
 

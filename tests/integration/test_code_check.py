@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import harness
+from integration.conftest import harness
 
 MANIFEST = """\
 methods = ["recursive"]

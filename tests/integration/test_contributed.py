@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, harness, harness_measured, reference_digest
+from conftest import FAKE_PORTS
 from harness.discover import discover, load_port
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
 from harness.settings import Settings
+from integration.conftest import harness, harness_measured, reference_digest
 
 CONTRIBUTED = Path(__file__).resolve().parent.parent / "contributed"
 PORTS = {port.name: port for port in discover(CONTRIBUTED)}

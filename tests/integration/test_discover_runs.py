@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT, suite
 from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
+from integration.conftest import harness
 
 
 def test_every_command_lists_the_other_ports_beside_a_manifest_nested_thousands_deep(tmp_path):

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, harness, suite
+from conftest import FAKE_PORTS, suite
 from harness.discover import MANIFEST, load_port
+from integration.conftest import harness
 
 MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
 

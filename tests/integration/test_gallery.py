@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
-from conftest import ROOT, harness, reference_digest, suite
+from conftest import ROOT, suite
 from harness.discover import discover, load_port
 from harness.gallery import Sample, Verdict, _verdict, gallery
 from harness.model import METHODS, Cell, Outcome, Parting, Reason, Rerun
@@ -32,6 +31,8 @@ from harness.report import Report, port_info
 from harness.report.json import json_report
 from harness.settings import RunPlan
 from harness.verify import describe
+from integration.conftest import harness, reference_digest
+from integration.test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
 AXE_PLACES = ("node_modules/axe-core/axe.min.js", ".venv/axe/node_modules/axe-core/axe.min.js")
 """Where ``make test`` puts axe-core (npm install --prefix .venv/axe axe-core), relative to the checkout."""

@@ -10,9 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import HEADLINE, ROOT, harness, suite, valid_report
+from conftest import HEADLINE, ROOT, suite, valid_report
 from harness.model import METHODS, Shard
 from harness.report.json import schema_error
+from integration.conftest import harness
 
 
 def test_every_cell_is_in_exactly_one_shard_and_always_the_same_one():

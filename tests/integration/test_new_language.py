@@ -10,8 +10,9 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, compare_json, harness, suite
+from conftest import ROOT, suite
 from harness.discover import load_port
+from integration.conftest import compare_json, harness
 
 pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not on PATH (Debian: apt-get install perl)")
 

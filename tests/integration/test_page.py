@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness, suite
+from conftest import suite
 from harness.model import METHODS, Cell, Outcome, Reason, Rerun
 from harness.report import Report
 from harness.report.html import page
 from harness.report.json import to_json
 from harness.settings import RunPlan
 from harness.verify import Board, describe
+from integration.conftest import harness
 
 
 def board_text(pegs):

@@ -9,9 +9,10 @@ import re
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from conftest import HEADLINE, OFFERED, harness, offered, reference_digest, suite, valid_report
+from conftest import HEADLINE, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
 from harness.report.summary import SHOWN_IN_SUMMARY, differences, faults
+from integration.conftest import OFFERED, harness, offered, reference_digest
 
 BOX_DRAWING = re.compile("[\u2500-\u257f]")
 

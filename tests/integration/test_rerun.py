@@ -15,13 +15,14 @@ from pathlib import Path
 
 from junitparser import JUnitXml
 
-from conftest import FAKE_PORTS, harness, suite, valid_report
+from conftest import FAKE_PORTS, suite, valid_report
 from harness.discover import load_port
 from harness.limits import Limits
 from harness.model import Cell, Outcome, Reason
 from harness.report.json import from_json, to_json
 from harness.report.rerun import rerun
 from harness.settings import Settings
+from integration.conftest import harness
 
 HOSTILE = "it's $(touch pwned) \"x\" `touch pwned` <b>\nnext"
 """A port's name that a shell would run, a Markdown reader or a page would take for markup, and a terminal would split."""

@@ -8,9 +8,10 @@ import sys
 import pexpect
 import pytest
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT, suite
 from harness.model import METHODS
 from harness.verify import describe
+from integration.conftest import harness
 
 
 def test_piped_it_prints_each_position_once_as_plain_text():

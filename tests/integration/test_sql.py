@@ -18,19 +18,7 @@ import docker
 import psycopg
 import pytest
 
-from conftest import (
-    HEADLINE,
-    PORTS,
-    ROOT,
-    compare_json,
-    harness,
-    harness_process,
-    left_behind,
-    offered,
-    port_containers,
-    postgres_servers,
-    reference_digest,
-)
+from conftest import HEADLINE, ROOT, left_behind, postgres_servers
 from harness.errors import Unavailable
 from harness.evaluate import evaluate
 from harness.gate import Gate
@@ -39,6 +27,7 @@ from harness.port import Port, Program, Query
 from harness.readers import Output
 from harness.runners.postgres.query import psql_command
 from harness.settings import Settings
+from integration.conftest import PORTS, compare_json, harness, harness_process, offered, port_containers, reference_digest
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness
+from integration.conftest import harness
 
 SOUND = """import sys
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, harness
+from conftest import ROOT
 from harness.discover import discover
 from harness.model import Outcome
 from harness.transcripts import TRANSCRIPTS, load, replay
 from harness.transcripts import discover as discover_transcripts
+from integration.conftest import harness
 
 TRANSCRIPT_FILES = sorted((ROOT / TRANSCRIPTS).glob("*.toml"))
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, ROOT, harness, suite
+from conftest import FAKE_PORTS, ROOT, suite
+from integration.conftest import REAL_PORTS, harness
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CI = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
