@@ -1,17 +1,24 @@
 """What both tiers of tests share: where the checkout is, suites that mix its ports with faulty
-ones, and what a harness run may leave behind. Nothing here starts a process or looks for ports
-when it is imported: the tier of tests/unit starts nothing it does not test."""
+ones, the harness command run in this process as it runs in one of its own, and what a harness run
+may leave behind. Nothing here starts a process or looks for ports when it is imported: the tier of
+tests/unit starts nothing it does not test."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
+import locale
+import os
 import re
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from unittest import mock
 
 import jsonschema
 import pytest
@@ -117,3 +124,38 @@ def finished(args: tuple[str, ...], tmpdir: Path, own: bool) -> None:
     assert leftovers is None, f"harness {' '.join(args)} left behind {leftovers}"
     if own:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def harness_here(*args: str, env: dict[str, str] | None = None, tmpdir: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The harness command run in this process, seeing what it sees as a process of its own started
+    with ``python -m harness`` (tests/integration/conftest.py's ``harness``): main's own way from its
+    arguments to its exit code (harness.cli.invoke), standard output and error written to pipes and
+    read back as text, the environment with ``env``, COLUMNS=200 and a TMPDIR of its own, and the
+    checkout as the current folder. Only what main does to its whole process is not done: its
+    signal handlers, and making itself the reaper of orphans. Nothing it started is left running or
+    on disk when it ends."""
+    from harness.cli import invoke
+
+    own = tmpdir is None
+    tmpdir = tmpdir or run_folder()
+    encoding = locale.getpreferredencoding(False)
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding), io.TextIOWrapper(io.BytesIO(), encoding, errors="backslashreplace")
+    with (
+        mock.patch.dict(os.environ, {"COLUMNS": "200", **(env or {}), "TMPDIR": str(tmpdir)}),
+        mock.patch.object(tempfile, "tempdir", None),
+        mock.patch("harness.runners.process.become_subreaper", lambda: None),
+        contextlib.chdir(ROOT),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = invoke(list(args), prog_name="python -m harness")
+    done = subprocess.CompletedProcess(["python", "-m", "harness", *args], code, _piped(out, encoding), _piped(err, encoding))
+    finished(args, tmpdir, own)
+    return done
+
+
+def _piped(stream: io.TextIOWrapper, encoding: str) -> str:
+    """What was written to ``stream``, read as subprocess reads a pipe as text (universal newlines)."""
+    stream.flush()
+    written = stream.buffer.getvalue().decode(encoding)  # type: ignore[attr-defined]
+    return written.replace("\r\n", "\n").replace("\r", "\n")
