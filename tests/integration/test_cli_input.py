@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from conftest import suite, valid_report
-from integration.conftest import harness
+from conftest import harness_here, suite, valid_report
 
 PASSWORD = "secretpw"
 
@@ -42,27 +41,27 @@ def one_clean_line(done, code: int) -> str:
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):
-    line = one_clean_line(harness("compare", "--lang", "python", *args, timeout=60), 2)
+    line = one_clean_line(harness_here("compare", "--lang", "python", *args), 2)
     assert message in line
 
 
 @pytest.mark.parametrize("option", ["--json", "--junit", "--markdown"])
 def test_a_report_that_cannot_be_written_fails_the_run_naming_the_file(option):
-    done = harness("compare", "--n", "2", "--lang", "python", "--method", "binary", option, "/dev/full")
+    done = harness_here("compare", "--n", "2", "--lang", "python", "--method", "binary", option, "/dev/full")
     line = one_clean_line(done, 1)
     assert line.startswith("harness: cannot write the ") and line.endswith(" report to /dev/full: No space left on device")
     assert "All 1 cells that ran pass and agree" in done.stdout
 
 
 def test_a_broken_dsn_in_the_environment_does_not_fail_a_run_without_sql():
-    done = harness("compare", "--n", "3", "--lang", "python", env={"HANOI_PG_DSN": "garbage"})
+    done = harness_here("compare", "--n", "3", "--lang", "python", env={"HANOI_PG_DSN": "garbage"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_a_broken_dsn_in_the_environment_is_the_sql_cells_error_only(tmp_path):
     env = {"HANOI_PG_DSN": f"postgresql://u:{PASSWORD}@[::1/db"}
-    done = harness("compare", "--n", "2", "--lang", "python,sql", "--method", "binary", env=env)
+    done = harness_here("compare", "--n", "2", "--lang", "python,sql", "--method", "binary", env=env)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and PASSWORD not in done.stdout + done.stderr
     assert re.search(r"^python +pass · 3 moves$", done.stdout, re.M), done.stdout
@@ -70,26 +69,26 @@ def test_a_broken_dsn_in_the_environment_is_the_sql_cells_error_only(tmp_path):
 
 
 def test_run_takes_one_n():
-    assert "run takes one n" in one_clean_line(harness("run", "python", "binary", "--n", "2,3"), 2)
+    assert "run takes one n" in one_clean_line(harness_here("run", "python", "binary", "--n", "2,3"), 2)
 
 
 def test_merge_of_what_is_not_a_report_is_one_line(tmp_path):
     (tmp_path / "x.json").write_text('{"schema_version": 99}')
     (tmp_path / "y.json").write_text("not json")
-    assert "schema version 99; this harness reads version 3" in one_clean_line(harness("merge", str(tmp_path / "x.json")), 2)
-    assert "not JSON" in one_clean_line(harness("merge", str(tmp_path / "y.json")), 2)
-    assert "cannot read" in one_clean_line(harness("merge", str(tmp_path / "z.json")), 2)
+    assert "schema version 99; this harness reads version 3" in one_clean_line(harness_here("merge", str(tmp_path / "x.json")), 2)
+    assert "not JSON" in one_clean_line(harness_here("merge", str(tmp_path / "y.json")), 2)
+    assert "cannot read" in one_clean_line(harness_here("merge", str(tmp_path / "z.json")), 2)
 
 
 def test_list_exits_1_for_a_broken_manifest(tmp_path):
     root = suite(tmp_path, "broken-manifest", real=("python",))
-    done = harness("--root", str(root), "list")
+    done = harness_here("--root", str(root), "list")
     assert done.returncode == 1 and "manifest problem" in done.stdout
 
 
 def test_fail_fast_starts_no_cell_after_a_failure(tmp_path):
     root = suite(tmp_path, "crash", real=("python",))
-    done = harness("--root", str(root), "compare", "-n", "2,3", "-m", "binary", "-j", "1", "-x", "--json", str(tmp_path / "r.json"))
+    done = harness_here("--root", str(root), "compare", "-n", "2,3", "-m", "binary", "-j", "1", "-x", "--json", str(tmp_path / "r.json"))
     assert done.returncode == 1
     cells = {cell["id"]: cell for cell in valid_report(json.loads((tmp_path / "r.json").read_text()))["cells"]}
     assert cells["crash/binary/2"]["reason"] == "crash"
@@ -98,7 +97,7 @@ def test_fail_fast_starts_no_cell_after_a_failure(tmp_path):
 
 def test_one_exit_code_policy_a_skipped_cell_is_no_failure(tmp_path):
     root = suite(tmp_path, "hang", "missing-interpreter", real=())
-    not_offered = harness("--root", str(root), "run", "hang", "recursive", "-n", "2")
+    not_offered = harness_here("--root", str(root), "run", "hang", "recursive", "-n", "2")
     assert not_offered.returncode == 0 and "skipped: hang does not offer the recursive method" in not_offered.stderr
-    assert harness("--root", str(root), "list", "-l", "missing-interpreter").returncode == 0
-    assert harness("--root", str(root), "list", "-l", "missing-interpreter", "--strict").returncode == 1
+    assert harness_here("--root", str(root), "list", "-l", "missing-interpreter").returncode == 0
+    assert harness_here("--root", str(root), "list", "-l", "missing-interpreter", "--strict").returncode == 1
