@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_folder
-from integration.conftest import REAL_PORTS, checkout_copy, harness
+from conftest import ROOT, harness_here, run_folder
+from integration.conftest import REAL_PORTS, checkout_copy
 
 PORT = """\
 summary = "a port whose every step would leave a mark"
@@ -52,13 +52,13 @@ def ports(tmp_path: Path, **manifests: str) -> Path:
 
 
 def test_this_repository_is_sound():
-    done = harness("check")
+    done = harness_here("check")
     assert (done.returncode, done.stdout, done.stderr) == (0, f"{len(REAL_PORTS)} of {len(REAL_PORTS)} manifests sound\n", "")
 
 
 def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_path):
     root = ports(tmp_path, good=PORT.format(marks=tmp_path), bad=PORT.format(marks=tmp_path).replace("pegs =", "peg ="))
-    done = harness("check", str(root / "good" / "language.toml"), str(root / "bad"))
+    done = harness_here("check", str(root / "good" / "language.toml"), str(root / "bad"))
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout == f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are format, pegs, patterns, ignore, separator\n"
     assert done.stderr == "1 of 2 manifests sound, 1 broken\n"
@@ -78,7 +78,7 @@ def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_
 def test_each_fault_a_run_would_find_is_found_with_its_line(tmp_path, change, line, problem):
     old, new = change
     root = ports(tmp_path, port=PORT.replace(old, new, 1).format(marks=tmp_path))
-    done = harness("check", str(root))
+    done = harness_here("check", str(root))
     where = f"{root / 'port' / 'language.toml'}:{line}: " if line else f"{root / 'port' / 'language.toml'}: "
     assert done.returncode == 1 and done.stdout.startswith(where) and problem in done.stdout, done.stdout + done.stderr
 
@@ -90,7 +90,7 @@ def test_nothing_is_built_run_started_or_asked(tmp_path):
     (root / "sql" / "hanoi.sql").write_text("SELECT 1;\n")
     (root / "marks" / "run.sh").write_text("#!/bin/sh\ntouch marks/ran\n")
     tmpdir = run_folder()
-    done = harness("--root", str(root), "check", tmpdir=tmpdir)
+    done = harness_here("--root", str(root), "check", tmpdir=tmpdir)
     assert (done.returncode, done.stdout, done.stderr) == (0, "2 of 2 manifests sound\n", ""), done.stdout + done.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["ports"], "a build ran, or a version was asked"
     assert not list(tmpdir.iterdir()), "the check made something in its TMPDIR (a server's data, a build)"
@@ -98,13 +98,13 @@ def test_nothing_is_built_run_started_or_asked(tmp_path):
 
 
 def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
-    done = harness("check", str(tmp_path))
+    done = harness_here("check", str(tmp_path))
     assert done.returncode == 2 and f"no manifests in {tmp_path}" in done.stderr, done.stderr
     program = tmp_path / "hanoi.rb"
     program.write_text("puts 1\n")
-    not_a_manifest = harness("check", str(program))
+    not_a_manifest = harness_here("check", str(program))
     assert not_a_manifest.returncode == 2 and "hanoi.rb is not a language.toml" in not_a_manifest.stderr, not_a_manifest.stderr
-    missing = harness("check", str(tmp_path / "nowhere"))
+    missing = harness_here("check", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
 
 
