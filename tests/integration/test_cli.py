@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, left_behind, started_in, suite
 from harness.model import CLASSIC, METHODS
-from integration.conftest import PORTS, REAL_PORTS, compare_json, harness, harness_process, offered, reference_digest
+from integration.conftest import compare_json, harness, harness_process, offered, reference_digest
 
 
 def test_compare_passes_with_a_table_and_exit_0():
@@ -51,47 +51,6 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
             "pass", None, 2 ** cell["n"] - 1, reference_digest(cell["n"]), ""
         )
         assert cell["seconds"] > 0
-
-
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["compare", "--n", "-1"], "'-1' is not a number of discs"),
-        (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
-        (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
-        (["compare"], "Missing option '-n' / '--n'"),
-        (["compare", "--n", "3", "--lang", "intercal"], f"unknown port 'intercal'; known: {', '.join(REAL_PORTS)}"),
-        (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative, cyclic"),
-        (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
-        (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
-        (["compare", "--n", "3", "--json", "/no/such/folder/report.json"], "No such file or directory"),
-        (["run", "python", "binary", "--n", "-2"], "--n"),
-        (["run", "intercal", "binary", "--n", "2"], "unknown port 'intercal'"),
-        (["run", "python", "sideways", "--n", "2"], "unknown method 'sideways'"),
-        (["--root", "/no/such/folder", "list"], "--root"),
-        (["compare", "--n", "3", "--dsn", "host"], "not a PostgreSQL connection string"),
-        (["compare", "--n", "3", "--backend", "server"], "--backend server needs --dsn or HANOI_PG_DSN"),
-        (["compare", "--n", "3", "--backend", "docker", "--dsn", "host=x"], "give only one of them"),
-        (["list", "--backend", "cloud"], "'cloud' is not one of 'embedded', 'server', 'docker'"),
-        (["compare", "--n", "3", "--isolation", "vm"], "'vm' is not one of 'subprocess', 'sandbox', 'container'"),
-        (["compare", "--n", "3", "--memory", "lots"], "'lots' is not a size such as 512M or 2G"),
-        (["run", "bash", "binary", "--n", "3", "--memory", "0"], "'0' is not a size such as 512M or 2G"),
-        (["compare", "--n", "3", "--processes", "0"], "--processes"),
-        (["frobnicate"], "No such command 'frobnicate'"),
-    ],
-)
-def test_bad_arguments_get_one_line_and_exit_2(args, message):
-    done = harness_here(*args)
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert message in done.stderr
-
-
-def test_a_root_without_ports_is_a_usage_error(tmp_path):
-    done = harness_here("--root", str(tmp_path), "list")
-    assert done.returncode == 2
-    assert f"no ports under {tmp_path}" in done.stderr
 
 
 def test_run_prints_canonical_moves():
@@ -138,17 +97,6 @@ def test_list_shows_ports_interpreters_and_versions(tmp_path):
             " 26 December 2014, with C++14 listings; terms: unknown; for cyclic") in lines
     assert "missing-interpreter names no source: its manifest has no [[source]]" in lines
     assert not any(line.startswith("broken-manifest names no source") for line in lines)
-
-
-def test_list_as_markdown_is_the_table_of_ports_from_their_manifests_alone(tmp_path):
-    root = suite(tmp_path, "missing-interpreter", real=("python",))
-    done = harness_here("--root", str(root), "list", "--format", "markdown")
-    assert done.stdout.splitlines() == [
-        "| port | methods | summary | needs |",
-        "| --- | --- | --- | --- |",
-        "| `missing-interpreter/` | binary, recursive, iterative | fake: needs an interpreter that is not installed | hanoi-interpreter-nobody-has |",
-        f"| `python/` | {', '.join(PORTS['python'].methods)} | {PORTS['python'].summary} | python3 |",
-    ]
 
 
 def test_a_version_command_that_fails_is_unknown_not_its_error_text(tmp_path):
@@ -283,40 +231,6 @@ def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
     assert child.exitstatus == 0, output
     assert "2/2" in output  # the bar's last count, drawn before it is cleared
     assert "All 2 cells that ran pass and agree" in output
-
-
-TMPDIR_MESSAGES = {
-    "missing": "which does not exist: the run and every program it starts keep their temporary files there",
-    "a-file": "which is not a folder: the run and every program it starts keep their temporary files there",
-}
-
-
-@pytest.mark.parametrize("kind", TMPDIR_MESSAGES)
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("compare", "--n", "2", "--isolation", "sandbox"),
-        ("compare", "--n", "2"),
-        ("run", "sql", "recursive", "--n", "2"),
-        ("list",),
-        ("bench", "--n", "2", "--port", "cpp", "--repeat", "1"),
-    ],
-    ids=["sandbox", "subprocess", "run-in-postgresql", "list", "bench-a-build"],
-)
-def test_a_tmpdir_that_cannot_be_used_is_the_runs_named_error_and_nothing_starts(tmp_path, kind, command):
-    """The sandbox mounts TMPDIR, and every program the run starts (a port, a compiler, the embedded
-    PostgreSQL) gets it as its own: one that is missing, or a file, is the run's error, saying so,
-    with exit 1, before any cell; no port, server or build is started, and no cell is skipped."""
-    tmpdir = tmp_path / "tmp"
-    if kind == "a-file":
-        tmpdir.write_text("not a folder\n")
-    cache = tmp_path / "cache"
-    done = harness_here(*command, tmpdir=tmpdir, env={"HANOI_CACHE": str(cache)})
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr == f"Error: TMPDIR is {tmpdir}, {TMPDIR_MESSAGES[kind]}; make it a folder you may write, or unset it\n"
-    assert done.stdout == ""
-    assert not cache.exists()
-    assert kind == "a-file" or not tmpdir.exists()
 
 
 def test_doctor_says_the_sandbox_cannot_run_with_a_tmpdir_that_does_not_exist(tmp_path):

@@ -503,12 +503,6 @@ def test_a_port_started_with_new_language_appears_once_its_manifest_names_its_co
     assert re.search(r'<th scope="row"><span class="name">awk</span>', html), "a row in the index"
 
 
-def test_a_report_that_cannot_be_read_is_a_usage_error(tmp_path):
-    (tmp_path / "r.json").write_text("{}")
-    done = harness_here("--root", str(ROOT), "gallery", "--report", str(tmp_path / "r.json"), "--out", str(tmp_path / "site"))
-    assert done.returncode == 2 and "Traceback" not in done.stderr and not (tmp_path / "site").exists()
-
-
 def test_the_site_has_no_address_outside_itself():
     """Nothing in the gallery's own files names a place on the network: the page is whole without it."""
     for name in ("gallery.html", "gallery.css", "gallery.js"):

@@ -60,14 +60,6 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert sorted(ROOT.glob("*/language.toml")) == project_ports, "new-language --root wrote only under that root"
 
 
-def test_new_language_refuses_a_folder_that_exists_or_a_bad_name(tmp_path):
-    root = suite(tmp_path, real=("python",))
-    for name, message in [("python", "already exists"), ("Perl 5", "is not a port name")]:
-        done = harness_here("--root", str(root), "new-language", name)
-        assert done.returncode == 2
-        assert message in done.stderr and "Traceback" not in done.stderr
-
-
 def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
     root = suite(tmp_path, real=("python",))
     done = harness_here("--root", str(root), "new-language", "c", "--interpreter", "cc", "--program", "hanoi.c", "--comment", "//", "--build")

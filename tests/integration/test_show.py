@@ -6,7 +6,6 @@ import re
 import sys
 
 import pexpect
-import pytest
 
 from conftest import ROOT, harness_here, suite
 from harness.model import METHODS
@@ -47,21 +46,3 @@ def test_a_port_that_breaks_a_rule_is_drawn_up_to_it_and_the_fault_is_said(tmp_p
     assert done.returncode == 1
     assert re.findall(r"move \d of \d", done.stdout) == ["move 0 of 1", "move 1 of 1"]
     assert "illegal/recursive n=3: fail: line 2: move 2 (disc 2 from peg 0 to peg 2): puts disc 2 on smaller disc 1" in done.stderr
-
-
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["nope", "recursive", "-n", "3"], "unknown port 'nope'"),
-        (["python", "sideways", "-n", "3"], "unknown method 'sideways'"),
-        (["python", "recursive", "-n", "-1"], "'-1' is not a number of discs"),
-        (["python", "recursive", "-n", "2,3"], "show takes one n"),
-        (["python", "recursive", "-n", "13"], "show draws at most 12 discs"),
-        (["python", "recursive", "-n", "3", "--delay", "-1"], "--delay"),
-    ],
-)
-def test_bad_input_is_a_usage_error_in_one_clear_line(args, message):
-    done = harness_here("show", *args)
-    assert done.returncode == 2
-    assert message in done.stderr and "Traceback" not in done.stderr
-    assert done.stdout == ""
