@@ -188,12 +188,14 @@ def port_containers(run: Path) -> set[str]:
 
 
 def compare_json(
-    tmp_path: Path, *args: str, root: Path | None = None, env: dict[str, str] | None = None, tmpdir: Path | None = None
+    tmp_path: Path, *args: str, root: Path | None = None, env: dict[str, str] | None = None, tmpdir: Path | None = None,
+    run: Callable[..., subprocess.CompletedProcess[str]] = harness,
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
-    """``harness compare`` with a JSON report, and that report; ``tmpdir`` as in :func:`harness`."""
+    """``harness compare`` with a JSON report, and that report; ``tmpdir`` as in :func:`harness`. The
+    harness is a process of its own unless ``run`` is harness_here, for a test that needs no such process."""
     report = tmp_path / "report.json"
     prefix = ("--root", str(root)) if root else ()
-    done = harness(*prefix, "compare", *args, "--json", str(report), env=env, tmpdir=tmpdir)
+    done = run(*prefix, "compare", *args, "--json", str(report), env=env, tmpdir=tmpdir)
     assert report.exists(), done.stderr
     return done, valid_report(json.loads(report.read_text()))
 

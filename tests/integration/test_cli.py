@@ -29,7 +29,7 @@ def test_compare_passes_with_a_table_and_exit_0():
 
 
 def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
-    done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive")
+    done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive", run=harness_here)
     assert done.returncode == 0
     assert report["passed"] is True
     assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", "0.1.0")
@@ -169,7 +169,7 @@ def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said, run_t
 
 
 def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):
-    done, report = compare_json(tmp_path, "--n", "20", "--lang", "python", "--method", "cyclic")
+    done, report = compare_json(tmp_path, "--n", "20", "--lang", "python", "--method", "cyclic", run=harness_here)
     assert done.returncode == 0
     [cell] = report["cells"]
     assert (cell["outcome"], cell["detail"]) == ("skipped", "423,324,671 moves is over --max-moves 16,777,216")

@@ -35,7 +35,7 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert sorted(path.name for path in folder.iterdir()) == ["hanoi.pl", "language.toml"]
 
     # The stub runs at once, and compare says what is left to do.
-    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "perl", root=root)
+    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "perl", root=root, run=harness_here)
     assert done.returncode == 1
     outcomes = {(cell["method"], cell["n"]): cell["outcome"] for cell in report["cells"]}
     assert outcomes[("recursive", 0)] == "pass"
@@ -46,7 +46,7 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     (folder / "hanoi.pl").write_text(listing("perl", "## 2. Write the program"))
     (folder / "language.toml").write_text(listing("toml", "## 3. Tell the manifest"))
 
-    done, report = compare_json(tmp_path, "--n", "0-8", root=root)
+    done, report = compare_json(tmp_path, "--n", "0-8", root=root, run=harness_here)
     assert done.returncode == 0, done.stdout + done.stderr
     perl = [cell for cell in report["cells"] if cell["port"] == "perl"]
     assert {(cell["method"], cell["outcome"]) for cell in perl} == {
@@ -80,5 +80,5 @@ def test_an_interpreter_of_several_words_and_another_version_flag(tmp_path):
     assert port.manifest_error is None, port.manifest_error
     assert port.program("recursive").command == ("awk", "-f", "hanoi.awk", "{method}", "{n}")
     assert port.requires[0].version == ("awk", "-W", "version")
-    compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root)
+    compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root, run=harness_here)
     assert [cell["outcome"] for cell in report["cells"] if cell["method"] == "recursive"] == ["pass"], compared.stdout
