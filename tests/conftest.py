@@ -131,9 +131,9 @@ def harness_here(*args: str, env: dict[str, str] | None = None, tmpdir: Path | N
     with ``python -m harness`` (tests/integration/conftest.py's ``harness``): main's own way from its
     arguments to its exit code (harness.cli.invoke), standard output and error written to pipes and
     read back as text, the environment with ``env``, COLUMNS=200 and a TMPDIR of its own, and the
-    checkout as the current folder. Only what main does to its whole process is not done: its
-    signal handlers, and making itself the reaper of orphans. Nothing it started is left running or
-    on disk when it ends."""
+    checkout as the current folder. What the harness does to its whole process is left undone:
+    main's signal handlers and frozen collector, and the group making the process the reaper of
+    orphans. Nothing it started is left running or on disk when it ends."""
     from harness.cli import invoke
 
     own = tmpdir is None
@@ -157,5 +157,5 @@ def harness_here(*args: str, env: dict[str, str] | None = None, tmpdir: Path | N
 def _piped(stream: io.TextIOWrapper, encoding: str) -> str:
     """What was written to ``stream``, read as subprocess reads a pipe as text (universal newlines)."""
     stream.flush()
-    written = stream.buffer.getvalue().decode(encoding)  # type: ignore[attr-defined]
+    written = stream.buffer.getvalue().decode(encoding)
     return written.replace("\r\n", "\n").replace("\r", "\n")

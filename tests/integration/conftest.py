@@ -30,6 +30,7 @@ from harness.runners.walls import open_walls
 from harness.settings import Settings
 
 PORTS = project_ports()
+"""The project's ports by name, which the tier's tests are parametrized over."""
 REAL_PORTS = tuple(PORTS)
 OFFERED = [(name, method) for name, port in PORTS.items() for method in port.methods]
 """Each (port, method) its manifest lists."""
