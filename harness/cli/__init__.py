@@ -68,30 +68,12 @@ def _give_up_after(seconds: float, number: int) -> None:
 
 
 def main() -> None:
-    """The console command: it exits with the code the command returns. click's own handling, but a
-    usage error is one line on stderr and exit 2; Ctrl-C, SIGTERM and SIGHUP end every port and
-    server the run started, then exit 128 + the signal.
-    What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
-    ``\\u2014``: a report is never lost to the terminal's encoding."""
-    for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="backslashreplace")
+    """The console command: it exits with the code :func:`invoke` returns. Ctrl-C, SIGTERM and SIGHUP
+    end every port and server the run started, then exit 128 + the signal."""
     for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(handled, _stop)
     try:
-        code = cli.main(standalone_mode=False)
-    except click.UsageError as error:
-        where = error.ctx.command_path if error.ctx else "harness"
-        click.echo(f"{where}: {visible(error.format_message())} (see {where} --help)", err=True)
-        sys.exit(ExitCode.USAGE)
-    except click.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
-    except (click.Abort, KeyboardInterrupt) as error:
-        cause = error.__cause__ if isinstance(error, click.Abort) else error
-        number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
-        click.echo(f"harness: {_stopped_by(number)}", err=True)
-        sys.exit(ExitCode.SIGNALLED + number)
+        code = invoke()
     finally:
         # Whatever the run leaves is freed with the process: no last collection walks it first,
         # which took longer than writing the report (two or three hundredths of a second).
@@ -99,3 +81,28 @@ def main() -> None:
     sys.exit(code)
 
 
+def invoke(args: list[str] | None = None, prog_name: str | None = None) -> int:
+    """``harness ARGS...`` (the process's own arguments if none are given), its exit code returned:
+    click's own handling, but a usage error is one line on stderr and exit 2, and a run stopped by a
+    signal says so and exits 128 + the signal. What main does for the whole process (signals, the
+    collector) is left to it, so that a command can also be run in a process that goes on.
+    What standard output and error cannot encode (PYTHONIOENCODING=ascii, LC_ALL=C) is written as
+    ``\\u2014``: a report is never lost to the terminal's encoding."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        code: int = cli.main(args, prog_name, standalone_mode=False)
+    except click.UsageError as error:
+        where = error.ctx.command_path if error.ctx else "harness"
+        click.echo(f"{where}: {visible(error.format_message())} (see {where} --help)", err=True)
+        return ExitCode.USAGE
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except (click.Abort, KeyboardInterrupt) as error:
+        cause = error.__cause__ if isinstance(error, click.Abort) else error
+        number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
+        click.echo(f"harness: {_stopped_by(number)}", err=True)
+        return ExitCode.SIGNALLED + number
+    return code

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import ROOT, checkout_copy
+from conftest import ROOT
+from integration.conftest import checkout_copy
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")

@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, harness, needs_bubblewrap, suite
+from conftest import ROOT, suite
 from harness.model import METHODS
+from integration.conftest import harness, needs_bubblewrap
 
 SHORT_PAST_FIVE = """import sys
 

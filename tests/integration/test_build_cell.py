@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, Listener, compare_json, harness_measured, harness_process, left_behind, needs_bubblewrap, run_folder, valid_report
+from conftest import ROOT, harness_here, left_behind, run_folder, valid_report
 from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
+from integration.conftest import Listener, compare_json, harness_measured, harness_process, needs_bubblewrap
 
 BUILD_PORTS = ROOT / "tests" / "build_ports"
 HANOI_C = BUILD_PORTS / "src-subfolder" / "src" / "hanoi.c"
@@ -63,7 +64,9 @@ def test_builds_for_many_n_at_once_never_share_a_file_and_leave_the_port_untouch
     before = snapshot(root / folder.name)
     for attempt in range(5):
         cache = tmp_path / f"cache-{attempt}"
-        done, report = compare_json(tmp_path, "--n", "0-10", "--method", "recursive", "--jobs", "4", root=root, env={"HANOI_CACHE": str(cache)})
+        done, report = compare_json(
+            tmp_path, "--n", "0-10", "--method", "recursive", "--jobs", "4", root=root, env={"HANOI_CACHE": str(cache)}, run=harness_here,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert [cell["outcome"] for cell in report["cells"]] == ["pass"] * 11
         assert len(list((cache / "builds" / folder.name).glob("*/done"))) == 11  # one build a n, each in a folder of its own
@@ -84,7 +87,7 @@ def test_editing_a_file_in_a_subfolder_makes_a_new_build(tmp_path, monkeypatch):
 @pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None, reason="no javac and java on PATH")
 def test_javac_builds_class_files_into_the_build_folder(tmp_path):
     cache = {"HANOI_CACHE": str(tmp_path / "cache")}
-    done, report = compare_json(tmp_path, "--n", "0-5", "--lang", "javac", "--method", "recursive", root=BUILD_PORTS, env=cache)
+    done, report = compare_json(tmp_path, "--n", "0-5", "--lang", "javac", "--method", "recursive", root=BUILD_PORTS, env=cache, run=harness_here)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [cell["outcome"] for cell in report["cells"]] == ["pass"] * 6
 
@@ -211,7 +214,7 @@ def test_a_file_whose_name_is_not_utf8_is_built_with_the_rest_and_the_other_port
     (folder / os.fsdecode(b"notes-\xff.txt")).write_bytes(b"not UTF-8 in its name\n")
     (root / "python").symlink_to(ROOT / "python")
     cache = tmp_path / "cache"
-    done, report = compare_json(tmp_path, "--n", "3", "--method", "recursive", root=root, env={"HANOI_CACHE": str(cache)})
+    done, report = compare_json(tmp_path, "--n", "3", "--method", "recursive", root=root, env={"HANOI_CACHE": str(cache)}, run=harness_here)
     assert "Traceback" not in done.stdout + done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
     assert {cell["port"]: cell["outcome"] for cell in report["cells"]} == {"bytes": "pass", "python": "pass"}

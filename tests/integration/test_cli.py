@@ -13,22 +13,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from conftest import (
-    FAKE_PORTS,
-    HEADLINE,
-    PORTS,
-    REAL_PORTS,
-    ROOT,
-    compare_json,
-    harness,
-    harness_process,
-    left_behind,
-    offered,
-    reference_digest,
-    started_in,
-    suite,
-)
+from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, left_behind, started_in, suite
 from harness.model import CLASSIC, METHODS
+from integration.conftest import compare_json, harness, harness_process, offered, reference_digest
 
 
 def test_compare_passes_with_a_table_and_exit_0():
@@ -42,7 +29,7 @@ def test_compare_passes_with_a_table_and_exit_0():
 
 
 def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
-    done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive")
+    done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive", run=harness_here)
     assert done.returncode == 0
     assert report["passed"] is True
     assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", "0.1.0")
@@ -66,55 +53,14 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
         assert cell["seconds"] > 0
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["compare", "--n", "-1"], "'-1' is not a number of discs"),
-        (["compare", "--n", "2.5"], "'2.5' is not a number of discs"),
-        (["compare", "--n", "9-3"], "the range '9-3' runs backwards"),
-        (["compare"], "Missing option '-n' / '--n'"),
-        (["compare", "--n", "3", "--lang", "intercal"], f"unknown port 'intercal'; known: {', '.join(REAL_PORTS)}"),
-        (["compare", "--n", "3", "--method", "sideways"], "unknown method 'sideways'; known: binary, recursive, iterative, cyclic"),
-        (["compare", "--n", "3", "--timeout", "0"], "--timeout"),
-        (["compare", "--n", "3", "--jobs", "0"], "--jobs"),
-        (["compare", "--n", "3", "--json", "/no/such/folder/report.json"], "No such file or directory"),
-        (["run", "python", "binary", "--n", "-2"], "--n"),
-        (["run", "intercal", "binary", "--n", "2"], "unknown port 'intercal'"),
-        (["run", "python", "sideways", "--n", "2"], "unknown method 'sideways'"),
-        (["--root", "/no/such/folder", "list"], "--root"),
-        (["compare", "--n", "3", "--dsn", "host"], "not a PostgreSQL connection string"),
-        (["compare", "--n", "3", "--backend", "server"], "--backend server needs --dsn or HANOI_PG_DSN"),
-        (["compare", "--n", "3", "--backend", "docker", "--dsn", "host=x"], "give only one of them"),
-        (["list", "--backend", "cloud"], "'cloud' is not one of 'embedded', 'server', 'docker'"),
-        (["compare", "--n", "3", "--isolation", "vm"], "'vm' is not one of 'subprocess', 'sandbox', 'container'"),
-        (["compare", "--n", "3", "--memory", "lots"], "'lots' is not a size such as 512M or 2G"),
-        (["run", "bash", "binary", "--n", "3", "--memory", "0"], "'0' is not a size such as 512M or 2G"),
-        (["compare", "--n", "3", "--processes", "0"], "--processes"),
-        (["frobnicate"], "No such command 'frobnicate'"),
-    ],
-)
-def test_bad_arguments_get_one_line_and_exit_2(args, message):
-    done = harness(*args)
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert message in done.stderr
-
-
-def test_a_root_without_ports_is_a_usage_error(tmp_path):
-    done = harness("--root", str(tmp_path), "list")
-    assert done.returncode == 2
-    assert f"no ports under {tmp_path}" in done.stderr
-
-
 def test_run_prints_canonical_moves():
-    done = harness("run", "bash", "binary", "--n", "4")
+    done = harness_here("run", "bash", "binary", "--n", "4")
     assert done.returncode == 0
     assert done.stdout.splitlines() == [move.canonical() for move in CLASSIC.reference(4)]
 
 
 def test_run_raw_prints_the_ports_own_lines():
-    done = harness("run", "python", "iterative", "--n", "2", "--raw")
+    done = harness_here("run", "python", "iterative", "--n", "2", "--raw")
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
         "Move smallest disk from position 0 to position 1",
@@ -125,7 +71,7 @@ def test_run_raw_prints_the_ports_own_lines():
 
 def test_run_of_a_failing_cell_says_why_and_exits_1(tmp_path):
     root = suite(tmp_path, "seed-b_toh", real=())
-    done = harness("--root", str(root), "run", "seed-b_toh", "binary", "--n", "2")
+    done = harness_here("--root", str(root), "run", "seed-b_toh", "binary", "--n", "2")
     assert done.returncode == 1
     assert done.stdout.splitlines() == ["1 0 2", "2 0 1", "1 2 1"]
     assert "seed-b_toh/binary n=2: fail: after 3 moves the discs are not all on peg 2" in done.stderr
@@ -134,7 +80,7 @@ def test_run_of_a_failing_cell_says_why_and_exits_1(tmp_path):
 
 def test_list_shows_ports_interpreters_and_versions(tmp_path):
     root = suite(tmp_path, "missing-interpreter", "broken-manifest", "manifest-not-utf8", "version-flood", "huge-disc")
-    done = harness("--root", str(root), "list", "--verbose")
+    done = harness_here("--root", str(root), "list", "--verbose")
     assert done.returncode == 1  # a broken manifest fails the run, as it does in compare
     assert "Python 3." in done.stdout and "GNU bash" in done.stdout
     assert "missing: hanoi-interpreter-nobody-has; apt-get install hanoi-interpreter" in done.stdout
@@ -153,17 +99,6 @@ def test_list_shows_ports_interpreters_and_versions(tmp_path):
     assert not any(line.startswith("broken-manifest names no source") for line in lines)
 
 
-def test_list_as_markdown_is_the_table_of_ports_from_their_manifests_alone(tmp_path):
-    root = suite(tmp_path, "missing-interpreter", real=("python",))
-    done = harness("--root", str(root), "list", "--format", "markdown")
-    assert done.stdout.splitlines() == [
-        "| port | methods | summary | needs |",
-        "| --- | --- | --- | --- |",
-        "| `missing-interpreter/` | binary, recursive, iterative | fake: needs an interpreter that is not installed | hanoi-interpreter-nobody-has |",
-        f"| `python/` | {', '.join(PORTS['python'].methods)} | {PORTS['python'].summary} | python3 |",
-    ]
-
-
 def test_a_version_command_that_fails_is_unknown_not_its_error_text(tmp_path):
     folder = tmp_path / "ports" / "failing-version"
     folder.mkdir(parents=True)
@@ -172,15 +107,15 @@ def test_a_version_command_that_fails_is_unknown_not_its_error_text(tmp_path):
         manifest.replace('["yes", "flood 1.0"]', '["python3", "-c", "import sys; sys.exit(\'no such option: --version\')"]')
         .replace("../fake.py", str(FAKE_PORTS / "fake.py"))
     )
-    done = harness("--root", str(folder.parent), "list", "--verbose")
+    done = harness_here("--root", str(folder.parent), "list", "--verbose")
     assert "python3 (version unknown)" in done.stdout
     assert "failing-version: python3 version unknown: python3 -c" in done.stdout and "exited with code 1: no such option" in done.stdout
 
 
 def test_strict_fails_the_run_on_a_missing_interpreter(tmp_path):
     root = suite(tmp_path, "missing-interpreter")
-    assert harness("--root", str(root), "compare", "--n", "2").returncode == 0
-    strict = harness("--root", str(root), "compare", "--n", "2", "--strict")
+    assert harness_here("--root", str(root), "compare", "--n", "2").returncode == 0
+    strict = harness_here("--root", str(root), "compare", "--n", "2", "--strict")
     assert strict.returncode == 1
     assert ("missing-interpreter: error (missing-interpreter) binary,recursive,iterative n=2: not installed here:"
             " hanoi-interpreter-nobody-has not found") in strict.stdout
@@ -188,7 +123,7 @@ def test_strict_fails_the_run_on_a_missing_interpreter(tmp_path):
 
 def test_a_run_where_nothing_ran_says_so(tmp_path):
     root = suite(tmp_path, "missing-interpreter", real=())
-    done = harness("--root", str(root), "compare", "--n", "2")
+    done = harness_here("--root", str(root), "compare", "--n", "2")
     assert done.returncode == 0
     assert "No cell ran" in done.stdout
 
@@ -234,7 +169,7 @@ def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said, run_t
 
 
 def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):
-    done, report = compare_json(tmp_path, "--n", "20", "--lang", "python", "--method", "cyclic")
+    done, report = compare_json(tmp_path, "--n", "20", "--lang", "python", "--method", "cyclic", run=harness_here)
     assert done.returncode == 0
     [cell] = report["cells"]
     assert (cell["outcome"], cell["detail"]) == ("skipped", "423,324,671 moves is over --max-moves 16,777,216")
@@ -242,7 +177,7 @@ def test_a_cell_over_max_moves_is_skipped_saying_why(tmp_path):
 
 def test_run_raw_prints_every_line_even_past_one_it_cannot_read_then_the_diagnosis(tmp_path):
     root = suite(tmp_path, "garbage", real=())
-    done = harness("--root", str(root), "run", "garbage", "iterative", "--n", "3", "--raw")
+    done = harness_here("--root", str(root), "run", "garbage", "iterative", "--n", "3", "--raw")
     assert done.returncode == 1
     assert done.stdout.splitlines() == ["1 0 2", "2 0 1", "the quick brown fox", "1 2 1", "3 0 2", "1 1 0", "2 1 2", "1 0 2"]
     assert "garbage/iterative n=3: error: line 3: 'the quick brown fox' matches none of the port's patterns" in done.stderr
@@ -274,7 +209,7 @@ def test_ports_are_found_from_the_current_folder_or_its_parents_else_hanoi_root(
 
 def test_doctor_says_what_each_port_needs_and_how_to_get_what_is_missing(tmp_path):
     root = suite(tmp_path, "missing-interpreter", real=("python", "prolog"))
-    done = harness("--root", str(root), "doctor")
+    done = harness_here("--root", str(root), "doctor")
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert any(line.startswith("python3") and "found" in line and "(needed by python)" in line for line in lines)
@@ -283,7 +218,7 @@ def test_doctor_says_what_each_port_needs_and_how_to_get_what_is_missing(tmp_pat
         line.startswith("hanoi-interpreter-nobody-has") and "MISSING: apt-get install hanoi-interpreter" in line for line in lines
     )
     assert lines[-1] == "missing: hanoi-interpreter-nobody-has: the cells of the ports that need them are skipped"
-    assert harness("doctor").returncode in (0, 1)  # the project's own: what this machine has decides
+    assert harness_here("doctor").returncode in (0, 1)  # the project's own: what this machine has decides
 
 
 def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
@@ -298,40 +233,6 @@ def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
     assert "All 2 cells that ran pass and agree" in output
 
 
-TMPDIR_MESSAGES = {
-    "missing": "which does not exist: the run and every program it starts keep their temporary files there",
-    "a-file": "which is not a folder: the run and every program it starts keep their temporary files there",
-}
-
-
-@pytest.mark.parametrize("kind", TMPDIR_MESSAGES)
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("compare", "--n", "2", "--isolation", "sandbox"),
-        ("compare", "--n", "2"),
-        ("run", "sql", "recursive", "--n", "2"),
-        ("list",),
-        ("bench", "--n", "2", "--port", "cpp", "--repeat", "1"),
-    ],
-    ids=["sandbox", "subprocess", "run-in-postgresql", "list", "bench-a-build"],
-)
-def test_a_tmpdir_that_cannot_be_used_is_the_runs_named_error_and_nothing_starts(tmp_path, kind, command):
-    """The sandbox mounts TMPDIR, and every program the run starts (a port, a compiler, the embedded
-    PostgreSQL) gets it as its own: one that is missing, or a file, is the run's error, saying so,
-    with exit 1, before any cell; no port, server or build is started, and no cell is skipped."""
-    tmpdir = tmp_path / "tmp"
-    if kind == "a-file":
-        tmpdir.write_text("not a folder\n")
-    cache = tmp_path / "cache"
-    done = harness(*command, tmpdir=tmpdir, env={"HANOI_CACHE": str(cache)})
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr == f"Error: TMPDIR is {tmpdir}, {TMPDIR_MESSAGES[kind]}; make it a folder you may write, or unset it\n"
-    assert done.stdout == ""
-    assert not cache.exists()
-    assert kind == "a-file" or not tmpdir.exists()
-
-
 def test_doctor_says_the_sandbox_cannot_run_with_a_tmpdir_that_does_not_exist(tmp_path):
-    done = harness("doctor", tmpdir=tmp_path / "missing")
+    done = harness_here("doctor", tmpdir=tmp_path / "missing")
     assert f"sandbox      UNAVAILABLE: TMPDIR is {tmp_path / 'missing'}, which does not exist" in done.stdout, done.stdout

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, harness, harness_measured, reference_digest
+from conftest import FAKE_PORTS, harness_here
 from harness.discover import discover, load_port
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
 from harness.settings import Settings
+from integration.conftest import harness, harness_measured, reference_digest
 
 CONTRIBUTED = Path(__file__).resolve().parent.parent / "contributed"
 PORTS = {port.name: port for port in discover(CONTRIBUTED)}
@@ -78,7 +79,7 @@ def test_a_program_with_n_on_stdin_refuses_what_is_not_a_number_and_the_harness_
     folder.mkdir()
     for name in ("hanoi.awk", "language.toml"):
         (folder / name).write_text((port.folder / name).read_text().replace('stdin = "{n}\\n"', 'stdin = "{n} discs\\n"'))
-    done = harness("--root", str(tmp_path), "run", "awk-words", "iterative", "--n", "3")
+    done = harness_here("--root", str(tmp_path), "run", "awk-words", "iterative", "--n", "3")
     assert done.returncode == 1
     assert "awk-words/iterative n=3: error: exited with code 2 after 0 moves" in done.stderr
     assert "usage: echo N | awk -f hanoi.awk" in done.stderr

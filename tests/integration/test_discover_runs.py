@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT, harness_here, suite
 from harness.discover import load_port
 from harness.evaluate import evaluate
 from harness.model import Outcome, Reason
@@ -14,11 +14,11 @@ from harness.model import Outcome, Reason
 def test_every_command_lists_the_other_ports_beside_a_manifest_nested_thousands_deep(tmp_path):
     root = suite(tmp_path, "deep-array", "deep-groups", real=("python",))
     for command in (["list", "--format", "plain"], ["compare", "--n", "2", "--format", "plain"], ["run", "python", "recursive", "--n", "1"]):
-        done = harness("--root", str(root), *command)
+        done = harness_here("--root", str(root), *command)
         assert "Traceback" not in done.stderr, done.stderr
         assert done.returncode == (0 if command[0] == "run" else 1), done.stdout + done.stderr
         assert "python" in done.stdout or done.stdout == "1 0 2\n"
-    listed = harness("--root", str(root), "list", "--format", "plain").stdout
+    listed = harness_here("--root", str(root), "list", "--format", "plain").stdout
     assert "deep-array: ; manifest problem: " in listed and "arrays or tables nested too deeply to read" in listed
 
 

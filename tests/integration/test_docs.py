@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, harness
+from conftest import ROOT, harness_here
 from harness import SITE, SOURCE
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -106,7 +106,7 @@ def test_make_site_puts_each_schema_at_its_id_beside_the_documentation_and_the_g
     """The site CI publishes: every schema where its ``$id`` says, so a manifest outside this
     repository names it by an address; the documentation at the site's root; the gallery under it."""
     report = tmp_path / "r.json"
-    assert harness("compare", "--n", "1", "--lang", "python", "--json", str(report)).returncode == 0
+    assert harness_here("compare", "--n", "1", "--lang", "python", "--json", str(report)).returncode == 0
     site = tmp_path / "site"
     venv = Path(sys.executable).parent.parent
     done = subprocess.run(

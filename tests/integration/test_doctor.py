@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_PORTS, harness, suite
+from conftest import FAKE_PORTS, harness_here, suite
 from harness.discover import MANIFEST, load_port
 
 MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
@@ -70,10 +70,10 @@ def test_doctor_install_passes_names_after_a_double_dash_and_never_a_manifests_o
     port_needing(tmp_path, "option", "-oDir::Bin::dpkg=/tmp/evil.sh")
     root = suite(tmp_path, "lacking", "option", real=(), fakes_from=tmp_path / "fakes")
     path, calls = stubbed_installers(tmp_path)
-    done = harness("--root", str(root), "doctor", "--install", env={"PATH": path})
+    done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": path})
     installs = [line.removeprefix("sudo ") for line in calls.read_text().splitlines() if "apt-get install" in line]
     assert installs == ["apt-get install -y -qq -- hanoi-interpreter"], calls.read_text()
     assert "evil" not in calls.read_text()
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    listed = harness("--root", str(root), "list", "--format", "plain", "--port", "option")
+    listed = harness_here("--root", str(root), "list", "--format", "plain", "--port", "option")
     assert listed.returncode == 1 and "'debian' names packages" in listed.stdout + listed.stderr, listed.stdout + listed.stderr

@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REAL_PORTS, ROOT
+from conftest import ROOT
+from integration.conftest import REAL_PORTS
 
 TAPLO = Path(sys.executable).parent / "taplo"
 

@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from conftest import FAKE_PORTS, HEADLINE, ROOT, compare_json, offered, reference_digest, suite
+from conftest import FAKE_PORTS, HEADLINE, ROOT, suite
 from harness.model import METHODS
+from integration.conftest import compare_json, offered, reference_digest
 
 FAKES = tuple(sorted(path.parent.name for path in FAKE_PORTS.glob("*/language.toml")))
 TIMEOUT = 10

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
-from conftest import ROOT, harness, reference_digest, suite
+from conftest import ROOT, harness_here, suite
 from harness.discover import discover, load_port
 from harness.gallery import Sample, Verdict, _verdict, gallery
 from harness.model import METHODS, Cell, Outcome, Parting, Reason, Rerun
@@ -32,6 +31,8 @@ from harness.report import Report, port_info
 from harness.report import json as json_form
 from harness.settings import RunPlan
 from harness.verify import describe
+from integration.conftest import reference_digest
+from integration.test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
 AXE_PLACES = ("node_modules/axe-core/axe.min.js", ".venv/axe/node_modules/axe-core/axe.min.js")
 """Where ``make test`` puts axe-core (npm install --prefix .venv/axe axe-core), relative to the checkout."""
@@ -173,7 +174,7 @@ def catalogue(tmp_path_factory) -> Catalogue:
     ports = discover(root)
     report = catalogue_report(ports)
     (folder / "r.json").write_text(json_form.report_text(report))
-    built = harness("--root", str(root), "gallery", "--report", str(folder / "r.json"), "--no-samples", "--out", str(folder / "site"))
+    built = harness_here("--root", str(root), "gallery", "--report", str(folder / "r.json"), "--no-samples", "--out", str(folder / "site"))
     assert built.returncode == 0, built.stdout + built.stderr
     return Catalogue(root, folder / "r.json", folder / "site", {port.name: port for port in ports}, report)
 
@@ -424,7 +425,7 @@ def test_the_gallery_of_25_ports_is_under_3_mb_and_the_same_bytes_from_the_same_
     size = sum(map(len, written.values()))
     print(f"the gallery of {len(catalogue.ports)} ports and {len(METHODS)} methods over n = 0-10: {size:,} bytes")
     assert size < MOST_BYTES
-    again = harness("--root", str(catalogue.root), "gallery", "--report", str(catalogue.report_file), "--no-samples", "--out", str(tmp_path / "site"))
+    again = harness_here("--root", str(catalogue.root), "gallery", "--report", str(catalogue.report_file), "--no-samples", "--out", str(tmp_path / "site"))
     assert again.returncode == 0, again.stdout + again.stderr
     assert site_files(tmp_path / "site") == written
 
@@ -432,7 +433,7 @@ def test_the_gallery_of_25_ports_is_under_3_mb_and_the_same_bytes_from_the_same_
 @pytest.mark.slow
 def test_with_every_sample_run_the_gallery_of_25_ports_stays_under_3_mb(catalogue, tmp_path):
     """A sample of every port's every method, run as a user builds the site: a hundred cells."""
-    built = harness("--root", str(catalogue.root), "gallery", "--report", str(catalogue.report_file), "--out", str(tmp_path / "site"))
+    built = harness_here("--root", str(catalogue.root), "gallery", "--report", str(catalogue.report_file), "--out", str(tmp_path / "site"))
     assert built.returncode == 0, built.stdout + built.stderr
     size = sum(map(len, site_files(tmp_path / "site").values()))
     print(f"with its samples: {size:,} bytes")
@@ -444,7 +445,7 @@ def test_with_every_sample_run_the_gallery_of_25_ports_stays_under_3_mb(catalogu
 def test_a_sample_shows_what_a_port_prints_beside_the_moves_read(browser, tmp_path):  # noqa: F811
     """A fresh run, samples and all, of one port of the catalogue."""
     root = write_catalogue(tmp_path / "ports", ("python",))
-    built = harness("--root", str(root), "gallery", "-n", "0-1", "--out", str(tmp_path / "site"))
+    built = harness_here("--root", str(root), "gallery", "-n", "0-1", "--out", str(tmp_path / "site"))
     assert built.returncode == 0, built.stdout + built.stderr
     opened(browser, tmp_path / "site" / "index.html", "#compare/iterative/python")
     entry = card(browser, "python")
@@ -482,7 +483,7 @@ def test_a_port_whose_name_is_not_utf8_gets_its_row_its_card_and_its_links(tmp_p
     root = tmp_path / "ports"
     root.mkdir()
     (root / os.fsdecode(b"b\xffad")).symlink_to(ports / "bash")
-    done = harness("--root", str(root), "gallery", "--out", str(tmp_path / "site"), "-n", "1", "--no-samples")
+    done = harness_here("--root", str(root), "gallery", "--out", str(tmp_path / "site"), "-n", "1", "--no-samples")
     assert done.returncode == 0, done.stdout + done.stderr
     html = (tmp_path / "site" / "index.html").read_text()
     assert 'href="report.html#b%5Cxffad/binary/1"' in html
@@ -491,21 +492,15 @@ def test_a_port_whose_name_is_not_utf8_gets_its_row_its_card_and_its_links(tmp_p
 
 def test_a_port_started_with_new_language_appears_once_its_manifest_names_its_code(tmp_path):
     root = suite(tmp_path, real=())
-    assert harness("--root", str(root), "new-language", "awk", "--interpreter", "awk -f").returncode == 0
+    assert harness_here("--root", str(root), "new-language", "awk", "--interpreter", "awk -f").returncode == 0
     assert load_port(root / "awk" / "language.toml").code["recursive"].lines == 2
-    built = harness("--root", str(root), "gallery", "--n", "0-1", "--no-samples", "--out", str(tmp_path / "site"))
+    built = harness_here("--root", str(root), "gallery", "--n", "0-1", "--no-samples", "--out", str(tmp_path / "site"))
     assert built.returncode == 0, built.stdout + built.stderr
     html = (tmp_path / "site" / "index.html").read_text()
     entry = re.search(r'<article class="entry" data-port="awk" data-method="recursive".*?</article>', html, re.S)
     assert entry and "The recursive method: its code goes here" in entry[0] and "2 lines: hanoi.awk, lines 11–12" in entry[0]
     assert '<article class="entry" data-port="awk" data-method="binary"' in html and "The port does not offer this method." in html
     assert re.search(r'<th scope="row"><span class="name">awk</span>', html), "a row in the index"
-
-
-def test_a_report_that_cannot_be_read_is_a_usage_error(tmp_path):
-    (tmp_path / "r.json").write_text("{}")
-    done = harness("--root", str(ROOT), "gallery", "--report", str(tmp_path / "r.json"), "--out", str(tmp_path / "site"))
-    assert done.returncode == 2 and "Traceback" not in done.stderr and not (tmp_path / "site").exists()
 
 
 def test_the_site_has_no_address_outside_itself():

@@ -12,8 +12,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import harness_process, left_behind, suite, valid_report
+from conftest import left_behind, suite, valid_report
 from harness.cli.session import HEARTBEAT_SECONDS
+from integration.conftest import harness_process
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

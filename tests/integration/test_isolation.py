@@ -16,11 +16,15 @@ import time
 import docker
 import pytest
 
-from conftest import (
-    HEADLINE,
+from conftest import HEADLINE, ROOT, suite, valid_report
+from harness.discover import MANIFEST, load_port
+from harness.images import PORT_LABEL, image_name
+from harness.limits import Limits
+from harness.runners.modes.container import NO_EXIT_CODE, ContainerCell, PortContainers
+from harness.runners.modes.sandbox import sandboxed
+from integration.conftest import (
     NO_SANDBOX,
     REAL_PORTS,
-    ROOT,
     Listener,
     compare_json,
     harness,
@@ -29,14 +33,7 @@ from conftest import (
     offered,
     port_containers,
     reference_digest,
-    suite,
-    valid_report,
 )
-from harness.discover import MANIFEST, load_port
-from harness.images import PORT_LABEL, image_name
-from harness.limits import Limits
-from harness.runners.modes.container import NO_EXIT_CODE, ContainerCell, PortContainers
-from harness.runners.modes.sandbox import sandboxed
 
 HOSTILE = ("hostile-memory", "hostile-forks", "hostile-daemon", "hostile-write", "hostile-hang")
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"

@@ -10,9 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import HEADLINE, ROOT, harness, suite, valid_report
+from conftest import HEADLINE, ROOT, harness_here, suite, valid_report
 from harness.model import METHODS, Shard
 from harness.report.json import schema_error
+from integration.conftest import harness
 
 
 def test_every_cell_is_in_exactly_one_shard_and_always_the_same_one():
@@ -44,7 +45,7 @@ def test_merging_three_shards_gives_the_verdict_and_digests_of_one_run(tmp_path)
     shard_cells = [len(json.loads(Path(path).read_text())["cells"]) for path in paths]
     assert all(shard_cells) and sum(shard_cells) == 3 * len(METHODS) * 5
     merged_file = tmp_path / "merged.json"
-    merged = harness("--root", str(root), "merge", *paths, "--json", str(merged_file), "--format", "plain")
+    merged = harness_here("--root", str(root), "merge", *paths, "--json", str(merged_file), "--format", "plain")
     assert (one.returncode, merged.returncode) == (0, 0), merged.stdout + merged.stderr
     single, combined = valid_report(json.loads(whole.read_text())), valid_report(json.loads(merged_file.read_text()))
     assert combined["command"] == "merge" and len(combined["sources"]) == 3
@@ -61,7 +62,7 @@ def test_a_port_that_disagrees_in_one_shard_fails_the_merge_naming_it(tmp_path):
     paths = shard_reports(tmp_path, root, "--n", "2", "--method", "binary", shards=2)
     holder = [path for path in paths if any(c["port"] == "seed-b_toh" for c in json.loads(Path(path).read_text())["cells"])]
     assert len(holder) == 1
-    merged = harness("--root", str(root), "merge", *paths, "--format", "plain")
+    merged = harness_here("--root", str(root), "merge", *paths, "--format", "plain")
     assert merged.returncode == 1
     assert "n=2 (classic): the ports print 2 different sequences" in merged.stdout
     assert any(line.strip().endswith("  seed-b_toh/binary") for line in merged.stdout.splitlines())
@@ -76,10 +77,10 @@ def test_merge_refuses_other_commits_unless_told_and_overlapping_shards(tmp_path
     data["commit"] = "0000000"
     data["cells"][0]["id"] = "python/binary/1"
     other.write_text(json.dumps({**data, "cells": []}))
-    refused = harness("--root", str(root), "merge", path, str(other))
+    refused = harness_here("--root", str(root), "merge", path, str(other))
     assert refused.returncode == 2 and "different commits" in refused.stderr and "Traceback" not in refused.stderr
-    assert harness("--root", str(root), "merge", "--mixed", path, str(other)).returncode == 0
-    twice = harness("--root", str(root), "merge", path, path)
+    assert harness_here("--root", str(root), "merge", "--mixed", path, str(other)).returncode == 0
+    twice = harness_here("--root", str(root), "merge", path, path)
     assert twice.returncode == 2 and "the cell python/binary/1 is in both" in twice.stderr
 
 
@@ -101,31 +102,31 @@ def missing_lines(done):
 def test_a_merge_without_one_ports_report_fails_naming_that_port(tmp_path):
     root = suite(tmp_path)
     paths = port_reports(tmp_path, root, "--n", "0-2", "--method", "recursive,cyclic")
-    everything = harness("--root", str(root), "merge", *paths.values(), "--format", "plain")
+    everything = harness_here("--root", str(root), "merge", *paths.values(), "--format", "plain")
     assert everything.returncode == 0, everything.stdout + everything.stderr
     assert f"All {len(HEADLINE) * 2 * 3} cells that ran pass and agree" in everything.stdout
     for absent in (HEADLINE[0], HEADLINE[-1]):
         merged_file = tmp_path / "merged.json"
         rest = [path for port, path in paths.items() if port != absent]
-        merged = harness("--root", str(root), "merge", *rest, "--format", "plain", "--json", str(merged_file))
+        merged = harness_here("--root", str(root), "merge", *rest, "--format", "plain", "--json", str(merged_file))
         assert merged.returncode == 1
         assert missing_lines(merged) == [f"port {absent}: no report (the checkout's manifests list it)"]
         assert "pass and agree" not in merged.stdout and "Incomplete" in merged.stdout.splitlines()[-1]
         report = valid_report(json.loads(merged_file.read_text()))
         assert report["passed"] is False and report["missing"] == [f"port {absent}: no report (the checkout's manifests list it)"]
         assert absent in report["plan"]["ports"]
-    planned = harness("--root", str(root), "merge", "--expect", "plan", *rest, "--format", "plain")
+    planned = harness_here("--root", str(root), "merge", "--expect", "plan", *rest, "--format", "plain")
     assert planned.returncode == 0, planned.stdout
 
 
 def test_a_merge_without_one_shard_fails_naming_that_shard(tmp_path):
     root = suite(tmp_path, real=("python", "bash"))
     paths = shard_reports(tmp_path, root, "--n", "0-3", shards=3)
-    assert harness("--root", str(root), "merge", *paths, "--format", "plain").returncode == 0
+    assert harness_here("--root", str(root), "merge", *paths, "--format", "plain").returncode == 0
     for k in (1, 3):
         rest = [path for path in paths if not path.endswith(f"shard-{k}.json")]
         markdown_file = tmp_path / "summary.md"
-        merged = harness("--root", str(root), "merge", *rest, "--format", "plain", "--markdown", str(markdown_file))
+        merged = harness_here("--root", str(root), "merge", *rest, "--format", "plain", "--markdown", str(markdown_file))
         assert merged.returncode == 1
         [line] = missing_lines(merged)
         assert line.startswith(f"shard {k}/3: no report (of the run of ports bash, python; n=0-3;")
@@ -139,7 +140,7 @@ def test_a_cell_of_the_plan_that_no_report_holds_is_named(tmp_path):
     data["cells"] = [cell for cell in data["cells"] if cell["id"] != "python/iterative/2"]
     Path(path).write_text(json.dumps(data))
     junit_file = tmp_path / "merged.xml"
-    merged = harness("--root", str(root), "merge", path, "--format", "plain", "--junit", str(junit_file))
+    merged = harness_here("--root", str(root), "merge", path, "--format", "plain", "--junit", str(junit_file))
     assert merged.returncode == 1 and missing_lines(merged) == ["cell python/iterative/2: no report"]
     assert 'failure message="cell python/iterative/2: no report"' in junit_file.read_text()
 
@@ -150,13 +151,13 @@ def test_merge_refuses_a_report_without_a_plan_and_a_folder_without_ports(tmp_pa
     data = json.loads(Path(path).read_text())
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**{key: value for key, value in data.items() if key != "plan"}, "schema_version": 1}))
-    refused = harness("--root", str(root), "merge", str(old))
+    refused = harness_here("--root", str(root), "merge", str(old))
     assert refused.returncode == 2 and "schema version 1" in refused.stderr and "records no plan" in refused.stderr and "Traceback" not in refused.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
-    nowhere = harness("--root", str(empty), "merge", path)
+    nowhere = harness_here("--root", str(empty), "merge", path)
     assert nowhere.returncode == 2 and "--expect plan" in nowhere.stderr
-    assert harness("--root", str(empty), "merge", "--expect", "plan", path).returncode == 0
+    assert harness_here("--root", str(empty), "merge", "--expect", "plan", path).returncode == 0
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +197,7 @@ def test_merge_refuses_a_report_that_breaks_its_schema_naming_the_file_and_the_p
     *where, value, problem = HOSTILE_REPORTS[case]
     path = tmp_path / "hostile.json"
     path.write_text(value if not where else json.dumps(changed(one_report, where[0], value)))
-    done = harness("merge", "--expect", "plan", str(path), "--json", str(tmp_path / "merged.json"))
+    done = harness_here("merge", "--expect", "plan", str(path), "--json", str(tmp_path / "merged.json"))
     assert done.returncode == 2, done.stdout + done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith(f"python -m harness merge: {path}: {problem} (see "), line
@@ -206,7 +207,7 @@ def test_merge_refuses_a_report_that_breaks_its_schema_naming_the_file_and_the_p
 def test_merge_refuses_a_report_over_32_mib_before_it_reads_it(tmp_path, one_report):
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(changed(one_report, ("cells", 0, "detail"), "x" * (32 << 20))))
-    done = harness("merge", "--expect", "plan", str(path))
+    done = harness_here("merge", "--expect", "plan", str(path))
     assert done.returncode == 2
     assert done.stderr.startswith(f"python -m harness merge: {path}: larger than 32 MiB, the most a report may be; it was not read (see "), done.stderr
 
@@ -217,7 +218,7 @@ def test_a_long_detail_or_diff_in_a_report_is_cut_where_merge_shows_it(tmp_path,
     path = tmp_path / "long.json"
     path.write_text(json.dumps(report))
     merged = tmp_path / "merged.json"
-    done = harness("merge", "--expect", "plan", str(path), "--format", "plain", "--json", str(merged))
+    done = harness_here("merge", "--expect", "plan", str(path), "--format", "plain", "--json", str(merged))
     assert done.returncode == 1, done.stderr
     assert "y" * 8_000 + "'… (4,186,304 more characters)" in done.stdout
     assert "y" * 8_001 not in done.stdout and len(done.stdout) < 40_000
@@ -229,7 +230,7 @@ def test_a_plan_of_every_n_for_a_thousand_ports_is_counted_not_held(tmp_path, on
     ports = [f"port{number}" for number in range(1_000)]
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(changed(changed(one_report, ("plan", "ports"), ports), ("plan", "n"), list(range(65)))))
-    done = harness("merge", "--expect", "plan", str(path), "--format", "plain")
+    done = harness_here("merge", "--expect", "plan", str(path), "--format", "plain")
     assert done.returncode == 1
     assert f"  … and {1_000 * 4 * 65 - 20} more cells: no report" in done.stdout, done.stdout[-2000:]
 

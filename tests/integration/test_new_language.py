@@ -10,8 +10,9 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, compare_json, harness, suite
+from conftest import ROOT, harness_here, suite
 from harness.discover import load_port
+from integration.conftest import compare_json
 
 pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not on PATH (Debian: apt-get install perl)")
 
@@ -28,13 +29,13 @@ def listing(language: str, after: str) -> str:
 def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp_path):
     root = suite(tmp_path, real=("python",))
     project_ports = sorted(ROOT.glob("*/language.toml"))
-    started = harness("--root", str(root), "new-language", "perl", "--program", "hanoi.pl")
+    started = harness_here("--root", str(root), "new-language", "perl", "--program", "hanoi.pl")
     assert started.returncode == 0, started.stderr
     folder = root / "perl"
     assert sorted(path.name for path in folder.iterdir()) == ["hanoi.pl", "language.toml"]
 
     # The stub runs at once, and compare says what is left to do.
-    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "perl", root=root)
+    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "perl", root=root, run=harness_here)
     assert done.returncode == 1
     outcomes = {(cell["method"], cell["n"]): cell["outcome"] for cell in report["cells"]}
     assert outcomes[("recursive", 0)] == "pass"
@@ -45,7 +46,7 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     (folder / "hanoi.pl").write_text(listing("perl", "## 2. Write the program"))
     (folder / "language.toml").write_text(listing("toml", "## 3. Tell the manifest"))
 
-    done, report = compare_json(tmp_path, "--n", "0-8", root=root)
+    done, report = compare_json(tmp_path, "--n", "0-8", root=root, run=harness_here)
     assert done.returncode == 0, done.stdout + done.stderr
     perl = [cell for cell in report["cells"] if cell["port"] == "perl"]
     assert {(cell["method"], cell["outcome"]) for cell in perl} == {
@@ -59,17 +60,9 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
     assert sorted(ROOT.glob("*/language.toml")) == project_ports, "new-language --root wrote only under that root"
 
 
-def test_new_language_refuses_a_folder_that_exists_or_a_bad_name(tmp_path):
-    root = suite(tmp_path, real=("python",))
-    for name, message in [("python", "already exists"), ("Perl 5", "is not a port name")]:
-        done = harness("--root", str(root), "new-language", name)
-        assert done.returncode == 2
-        assert message in done.stderr and "Traceback" not in done.stderr
-
-
 def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
     root = suite(tmp_path, real=("python",))
-    done = harness("--root", str(root), "new-language", "c", "--interpreter", "cc", "--program", "hanoi.c", "--comment", "//", "--build")
+    done = harness_here("--root", str(root), "new-language", "c", "--interpreter", "cc", "--program", "hanoi.c", "--comment", "//", "--build")
     assert done.returncode == 0, done.stderr
     port = load_port(root / "c" / "language.toml")
     assert port.manifest_error is None, port.manifest_error
@@ -81,11 +74,11 @@ def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
 
 def test_an_interpreter_of_several_words_and_another_version_flag(tmp_path):
     root = suite(tmp_path, real=("python",))
-    done = harness("--root", str(root), "new-language", "awk", "--interpreter", "awk -f", "--version-flag", "-W version")
+    done = harness_here("--root", str(root), "new-language", "awk", "--interpreter", "awk -f", "--version-flag", "-W version")
     assert done.returncode == 0, done.stderr
     port = load_port(root / "awk" / "language.toml")
     assert port.manifest_error is None, port.manifest_error
     assert port.program("recursive").command == ("awk", "-f", "hanoi.awk", "{method}", "{n}")
     assert port.requires[0].version == ("awk", "-W", "version")
-    compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root)
+    compared, report = compare_json(tmp_path, "--n", "0", "--lang", "awk", root=root, run=harness_here)
     assert [cell["outcome"] for cell in report["cells"] if cell["method"] == "recursive"] == ["pass"], compared.stdout

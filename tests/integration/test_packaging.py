@@ -14,8 +14,9 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, checkout_copy
+from conftest import ROOT
 from harness.extras import MODULES
+from integration.conftest import checkout_copy
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SHIPPED = ["harness/report.schema.json", "harness/language.schema.json", "harness/web/page.html", "harness/web/page.css", "harness/web/page.js"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness, suite
+from conftest import harness_here, suite
 from harness.model import METHODS, Cell, Outcome, Reason, Rerun
 from harness.report import Report
 from harness.report import html as page_form
@@ -45,9 +45,9 @@ def pages(tmp_path_factory):
     """The pages of one compare run over the python port and two faulty fakes, and of its merge."""
     folder = tmp_path_factory.mktemp("page")
     root = suite(folder, "illegal", "wrong-disk", real=("python",))
-    done = harness("--root", str(root), "compare", "--n", "0-6", "--json", str(folder / "r.json"), "--html", str(folder / "r.html"))
+    done = harness_here("--root", str(root), "compare", "--n", "0-6", "--json", str(folder / "r.json"), "--html", str(folder / "r.html"))
     assert done.returncode == 1, done.stdout + done.stderr
-    merged = harness("merge", str(folder / "r.json"), "--html", str(folder / "m.html"))
+    merged = harness_here("merge", str(folder / "r.json"), "--html", str(folder / "m.html"))
     assert merged.returncode == 1, merged.stdout + merged.stderr
     return json.loads((folder / "r.json").read_text()), {"compare": folder / "r.html", "merge": folder / "m.html"}
 

@@ -8,10 +8,11 @@ import subprocess
 
 import pytest
 
-from conftest import OFFERED, PORTS, REAL_PORTS, ROOT, compare_json, offered, program_argv, reference_digest
+from conftest import ROOT
 from harness.evaluate import evaluate
 from harness.model import METHODS, Outcome
 from harness.report.markdown import ports_markdown
+from integration.conftest import OFFERED, PORTS, REAL_PORTS, compare_json, offered, program_argv, reference_digest
 
 NS = range(7)
 TAKES_METHOD_N = [

@@ -20,8 +20,9 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from conftest import compare_json, harness_process, left_behind, postgres_servers, run_folder, suite, valid_report
+from conftest import left_behind, postgres_servers, run_folder, suite, valid_report
 from harness.cli import STOP_SECONDS
+from integration.conftest import compare_json, harness_process
 
 SLACK = 10
 """Seconds a run may take beyond its --timeout, however its server fails."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT, suite
 from harness.readers import READERS
+from integration.conftest import harness
 
 WRITER = '''
 def report_text(report):

@@ -10,15 +10,16 @@ import re
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from conftest import HEADLINE, OFFERED, harness, offered, reference_digest, suite, valid_report
+from conftest import HEADLINE, harness_here, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
 from harness.report.summary import SHOWN_IN_SUMMARY, differences, faults
+from integration.conftest import OFFERED, offered, reference_digest
 
 BOX_DRAWING = re.compile("[\u2500-\u257f]")
 
 
 def test_plain_output_reads_cleanly_in_80_columns_through_a_pipe():
-    done = harness("compare", "--n", "5", "--lang", ",".join(HEADLINE), env={"COLUMNS": "80"})
+    done = harness_here("compare", "--n", "5", "--lang", ",".join(HEADLINE), env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "Tower of Hanoi, n = 5"
@@ -35,7 +36,7 @@ def test_plain_output_reads_cleanly_in_80_columns_through_a_pipe():
 
 def test_problems_are_grouped_by_port_and_reason_each_on_one_line_and_each_diff_shown_once(tmp_path):
     root = suite(tmp_path, "seed-b_toh", "crash", "missing-interpreter", real=("python",))
-    done = harness("--root", str(root), "compare", "--n", "2-4", "--format", "plain")
+    done = harness_here("--root", str(root), "compare", "--n", "2-4", "--format", "plain")
     assert done.returncode == 1
     listed = done.stdout.split("\nProblems\n")[1].split("\n\n")[0].splitlines()
     problems = [line for line in listed if not line.startswith("    ")]
@@ -52,12 +53,12 @@ def test_problems_are_grouped_by_port_and_reason_each_on_one_line_and_each_diff_
 
 
 def test_json_on_stdout_puts_the_table_on_stderr():
-    done = harness("compare", "--n", "3", "--lang", "python", "--method", "binary,cyclic", "--format", "json")
+    done = harness_here("compare", "--n", "3", "--lang", "python", "--method", "binary,cyclic", "--format", "json")
     assert done.returncode == 0
     report = valid_report(json.loads(done.stdout))
     assert [cell["id"] for cell in report["cells"]] == ["python/binary/3", "python/cyclic/3"]
     assert "Tower of Hanoi, n = 3" in done.stderr
-    dash = harness("compare", "--n", "3", "--lang", "python", "--method", "binary", "--json", "-")
+    dash = harness_here("compare", "--n", "3", "--lang", "python", "--method", "binary", "--json", "-")
     assert valid_report(json.loads(dash.stdout))["cells"][0]["digest"] == reference_digest(3)
     assert "Tower of Hanoi, n = 3" in dash.stderr
 
@@ -67,7 +68,7 @@ def test_format_names_any_writer_and_prints_what_its_file_holds(tmp_path, form):
     """--format and the file writers are one axis: --format NAME prints, byte for byte, what --NAME
     FILE writes of the same run, and sends the table to standard error."""
     written = tmp_path / f"report.{form}"
-    done = harness("compare", "--n", "2", "--lang", "python", "--method", "binary", "--format", form, f"--{form}", str(written))
+    done = harness_here("compare", "--n", "2", "--lang", "python", "--method", "binary", "--format", form, f"--{form}", str(written))
     assert done.returncode == 0, done.stderr
     assert done.stdout == written.read_text() and "python" in done.stdout and "binary" in done.stdout
     assert "Tower of Hanoi, n = 2" in done.stderr
@@ -76,7 +77,7 @@ def test_format_names_any_writer_and_prints_what_its_file_holds(tmp_path, form):
 def test_junit_markdown_and_json_files_are_written_and_valid(tmp_path):
     j, m, r = tmp_path / "j.xml", tmp_path / "m.md", tmp_path / "r.json"
     root = suite(tmp_path, "seed-b_toh")
-    done = harness("--root", str(root), "compare", "--n", "0-5", "--junit", str(j), "--markdown", str(m), "--json", str(r))
+    done = harness_here("--root", str(root), "compare", "--n", "0-5", "--junit", str(j), "--markdown", str(m), "--json", str(r))
     assert done.returncode == 1, done.stdout + done.stderr  # seed-b_toh ends on the wrong peg for even n
     report = valid_report(json.loads(r.read_text()))
     assert len(report["cells"]) == 6 * (len(HEADLINE) + 1) * len(METHODS)
@@ -122,7 +123,7 @@ def test_the_same_difference_in_several_cells_is_shown_once_naming_them_all():
 def test_the_markdown_summary_of_a_big_run_lists_a_few_problems_and_counts_the_rest(tmp_path):
     root = suite(tmp_path, "detour", real=("python",))
     summary, whole = tmp_path / "summary.md", tmp_path / "report.json"
-    done = harness("--root", str(root), "compare", "--n", "1-14", "--method", "binary", "--markdown", str(summary), "--json", str(whole))
+    done = harness_here("--root", str(root), "compare", "--n", "1-14", "--method", "binary", "--markdown", str(summary), "--json", str(whole))
     assert done.returncode == 1, done.stdout + done.stderr
     text = summary.read_text()
     problems = [line for line in text.splitlines() if line.startswith("  - fail (violation) binary n=")]

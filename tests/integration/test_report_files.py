@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, harness, left_behind, run_folder, suite
+from conftest import ROOT, left_behind, run_folder, suite
 from harness.cli import publish
+from integration.conftest import harness
 
 PREVIOUS = '{"the report": "of the run before"}\n'
 MANY_CELLS = ("--n", "0-64", "--max-moves", "0", "--method", "recursive,iterative,binary,cyclic")

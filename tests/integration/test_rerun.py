@@ -15,7 +15,7 @@ from pathlib import Path
 
 from junitparser import JUnitXml
 
-from conftest import FAKE_PORTS, harness, suite, valid_report
+from conftest import FAKE_PORTS, harness_here, suite, valid_report
 from harness.discover import load_port
 from harness.limits import Limits
 from harness.model import Cell, Outcome, Reason
@@ -37,7 +37,7 @@ def test_a_failing_cell_carries_its_rerun_line_in_every_report_and_the_line_repr
     root = suite(tmp_path, "illegal", "crash", real=("python",))
     (root / HOSTILE).symlink_to(FAKE_PORTS / "illegal")
     files = {kind: tmp_path / f"report.{kind}" for kind in ("json", "xml", "md", "html")}
-    done = harness(
+    done = harness_here(
         "--root", str(root), "compare", "--n", "3", "--method", "binary,recursive", "--timeout", "30", "--format", "plain",
         "--json", str(files["json"]), "--junit", str(files["xml"]), "--markdown", str(files["md"]), "--html", str(files["html"]),
     )
@@ -84,7 +84,7 @@ def test_a_failing_cell_carries_its_rerun_line_in_every_report_and_the_line_repr
 def test_a_cell_skipped_over_max_moves_is_skipped_again_by_its_rerun_line(tmp_path):
     root = suite(tmp_path, real=("python",))
     report = tmp_path / "r.json"
-    done = harness("--root", str(root), "compare", "--n", "4", "--port", "python", "--method", "cyclic", "--max-moves", "10", "--json", str(report))
+    done = harness_here("--root", str(root), "compare", "--n", "4", "--port", "python", "--method", "cyclic", "--max-moves", "10", "--json", str(report))
     assert done.returncode == 0, done.stdout + done.stderr
     [cell] = json.loads(report.read_text())["cells"]
     assert cell["reason"] == "too-many-moves"
@@ -115,8 +115,8 @@ def test_the_rerun_line_gives_the_options_that_shape_the_cell_and_the_build_as_t
 def test_a_merge_keeps_the_rerun_line_and_an_older_report_without_one_still_loads(tmp_path):
     root = suite(tmp_path, "illegal", real=())
     first, merged = tmp_path / "r.json", tmp_path / "m.json"
-    harness("--root", str(root), "compare", "--n", "2", "--method", "binary", "--json", str(first))
-    done = harness("--root", str(root), "merge", str(first), "--json", str(merged))
+    harness_here("--root", str(root), "compare", "--n", "2", "--method", "binary", "--json", str(first))
+    done = harness_here("--root", str(root), "merge", str(first), "--json", str(merged))
     assert done.returncode == 1, done.stdout + done.stderr
     written, read_back = json.loads(first.read_text()), valid_report(json.loads(merged.read_text()))
     assert [cell["rerun"] for cell in read_back["cells"]] == [cell["rerun"] for cell in written["cells"]]

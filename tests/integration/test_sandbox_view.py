@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NO_SANDBOX
+from integration.conftest import NO_SANDBOX
 
 PROBE_MANIFEST = """\
 summary = "tries to read what no port may, and prints what it found"

@@ -6,15 +6,14 @@ import re
 import sys
 
 import pexpect
-import pytest
 
-from conftest import ROOT, harness, suite
+from conftest import ROOT, harness_here, suite
 from harness.model import METHODS
 from harness.verify import describe
 
 
 def test_piped_it_prints_each_position_once_as_plain_text():
-    done = harness("show", "python", "recursive", "-n", "3")
+    done = harness_here("show", "python", "recursive", "-n", "3")
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
     heading, *states = done.stdout.split("\n\n")
@@ -43,25 +42,7 @@ def test_on_a_terminal_it_animates_in_place_and_says_which_way_the_cyclic_discs_
 
 def test_a_port_that_breaks_a_rule_is_drawn_up_to_it_and_the_fault_is_said(tmp_path):
     root = suite(tmp_path, "illegal", real=())
-    done = harness("--root", str(root), "show", "illegal", "recursive", "-n", "3")
+    done = harness_here("--root", str(root), "show", "illegal", "recursive", "-n", "3")
     assert done.returncode == 1
     assert re.findall(r"move \d of \d", done.stdout) == ["move 0 of 1", "move 1 of 1"]
     assert "illegal/recursive n=3: fail: line 2: move 2 (disc 2 from peg 0 to peg 2): puts disc 2 on smaller disc 1" in done.stderr
-
-
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["nope", "recursive", "-n", "3"], "unknown port 'nope'"),
-        (["python", "sideways", "-n", "3"], "unknown method 'sideways'"),
-        (["python", "recursive", "-n", "-1"], "'-1' is not a number of discs"),
-        (["python", "recursive", "-n", "2,3"], "show takes one n"),
-        (["python", "recursive", "-n", "13"], "show draws at most 12 discs"),
-        (["python", "recursive", "-n", "3", "--delay", "-1"], "--delay"),
-    ],
-)
-def test_bad_input_is_a_usage_error_in_one_clear_line(args, message):
-    done = harness("show", *args)
-    assert done.returncode == 2
-    assert message in done.stderr and "Traceback" not in done.stderr
-    assert done.stdout == ""

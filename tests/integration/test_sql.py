@@ -18,19 +18,7 @@ import docker
 import psycopg
 import pytest
 
-from conftest import (
-    HEADLINE,
-    PORTS,
-    ROOT,
-    compare_json,
-    harness,
-    harness_process,
-    left_behind,
-    offered,
-    port_containers,
-    postgres_servers,
-    reference_digest,
-)
+from conftest import HEADLINE, ROOT, harness_here, left_behind, postgres_servers
 from harness.errors import Unavailable
 from harness.evaluate import evaluate
 from harness.gate import Gate
@@ -39,6 +27,7 @@ from harness.port import Port, Program, Query
 from harness.readers import Output
 from harness.runners.postgres.query import psql_command
 from harness.settings import Settings
+from integration.conftest import PORTS, compare_json, harness, harness_process, offered, port_containers, reference_digest
 
 HANOI_SQL = ROOT / "sql" / "hanoi.sql"
 
@@ -302,15 +291,15 @@ def test_unreachable_dsn_is_one_line_naming_host_port_and_database_never_the_pas
 
 
 def test_list_shows_the_server_version():
-    done = harness("list")
+    done = harness_here("list")
     assert done.returncode == 0
     assert "PostgreSQL 18" in done.stdout and "(embedded)" in done.stdout
 
 
 def test_run_prints_the_sql_ports_rows_and_canonical_moves():
-    raw = harness("run", "sql", "binary", "--n", "2", "--raw")
+    raw = harness_here("run", "sql", "binary", "--n", "2", "--raw")
     assert raw.stdout.splitlines() == ["1 0 1", "2 0 2", "1 1 2"]
-    canonical = harness("run", "sql", "binary", "--n", "2")
+    canonical = harness_here("run", "sql", "binary", "--n", "2")
     assert canonical.stdout.splitlines() == ["1 0 1", "2 0 2", "1 1 2"]
 
 

@@ -18,12 +18,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from conftest import PORTS, ROOT, compare_json, postgres_servers, reference_digest, run_folder, usable
+from conftest import ROOT, postgres_servers, run_folder
 from harness.gate import Gate
 from harness.runners import MODES
 from harness.runners.process import OWNER_FILE, PID_SPACE, SERVER_FILE, SERVER_FOLDER_PREFIX, identity
 from harness.runners.sweep import sweep_servers
 from harness.settings import Settings
+from integration.conftest import PORTS, compare_json, reference_digest, usable
 
 SQL_PORTS = ROOT / "tests" / "sql_ports"
 HOSTILE = tuple(sorted(path.parent.name for path in SQL_PORTS.glob("*/language.toml")))

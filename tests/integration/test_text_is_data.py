@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness
+from conftest import harness_here
+from integration.conftest import harness
 
 SOUND = """import sys
 
@@ -98,7 +99,7 @@ def root(tmp_path_factory) -> Path:
 def compared(root, tmp_path_factory):
     """One plain compare of every port, with its JSON, JUnit, Markdown and HTML files."""
     files = tmp_path_factory.mktemp("reports")
-    done = harness(
+    done = harness_here(
         "--root", str(root), "compare", "--n", "1", "--format", "plain", "--json", str(files / "r.json"), "--junit", str(files / "j.xml"),
         "--markdown", str(files / "m.md"), "--html", str(files / "p.html"),
     )
@@ -151,7 +152,7 @@ def test_plain_output_shows_escape_sequences_and_sends_none(compared):
 
 
 def test_pretty_output_shows_escape_sequences_and_port_names_as_typed(root):
-    done = harness("--root", str(root), "compare", "--n", "1", "--format", "pretty", env={"FORCE_COLOR": "1"})
+    done = harness_here("--root", str(root), "compare", "--n", "1", "--format", "pretty", env={"FORCE_COLOR": "1"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "\x1b]" not in done.stdout  # no window title, no hyperlink
     shown = COLOUR.sub("", done.stdout)
@@ -163,14 +164,14 @@ def test_pretty_output_shows_escape_sequences_and_port_names_as_typed(root):
 
 
 def test_list_shows_port_names_and_versions_as_typed(root):
-    pretty = harness("--root", str(root), "list", "--format", "pretty", env={"FORCE_COLOR": "1"})
+    pretty = harness_here("--root", str(root), "list", "--format", "pretty", env={"FORCE_COLOR": "1"})
     assert pretty.returncode == 0, pretty.stdout + pretty.stderr
     assert "\x1b]" not in pretty.stdout
     shown = COLOUR.sub("", pretty.stdout)
     assert not CONTROLS.search(shown)
     for name in NAMES.values():
         assert f"│ {name} " in shown, shown
-    plain = harness("--root", str(root), "list", "--format", "plain")
+    plain = harness_here("--root", str(root), "list", "--format", "plain")
     assert not CONTROLS.search(plain.stdout)
     assert f"titled: recursive; found {VERSION_SHOWN}" in plain.stdout.splitlines()
 
@@ -178,7 +179,7 @@ def test_list_shows_port_names_and_versions_as_typed(root):
 def test_markdown_rows_keep_their_cells_on_one_line(root, compared):
     _, files = compared
     report = (files / "m.md").read_text(encoding="utf-8")
-    listed = harness("--root", str(root), "list", "--format", "markdown").stdout
+    listed = harness_here("--root", str(root), "list", "--format", "markdown").stdout
     for markdown, columns in ((report, 6), (listed, 4)):
         assert not CONTROLS.search(markdown)
         rows = table_rows(markdown)
@@ -199,10 +200,10 @@ def test_markdown_shows_html_in_names_and_versions_as_text(compared):
 
 
 def test_run_shows_the_ports_lines_and_detail_as_escapes(root):
-    raw = harness("--root", str(root), "run", "titled", "recursive", "--n", "1", "--raw")
+    raw = harness_here("--root", str(root), "run", "titled", "recursive", "--n", "1", "--raw")
     assert raw.returncode == 0, raw.stdout + raw.stderr
     assert raw.stdout.splitlines() == [BANNER_SHOWN, "1 0 2"]
-    noisy = harness("--root", str(root), "run", "noisy", "recursive", "--n", "1")
+    noisy = harness_here("--root", str(root), "run", "noisy", "recursive", "--n", "1")
     assert noisy.returncode == 1
     assert not CONTROLS.search(noisy.stderr)
     assert STDERR_SHOWN in noisy.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, harness
+from conftest import ROOT, harness_here
 from harness.discover import discover
 from harness.model import Outcome
 from harness.transcripts import TRANSCRIPTS, load, replay
@@ -128,10 +128,10 @@ answer = "true."
 
 
 def test_transcripts_command():
-    done = harness("transcripts", "simply-logical")
+    done = harness_here("transcripts", "simply-logical")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "9 steps: 9 pass" in done.stdout
     assert "a slip: the code gives middle to right" in done.stdout
-    unknown = harness("transcripts", "no-such-document")
+    unknown = harness_here("transcripts", "no-such-document")
     assert unknown.returncode == 2
     assert "unknown transcript 'no-such-document'" in unknown.stderr

@@ -23,13 +23,14 @@ import docker
 import docker.errors
 import pytest
 
-from conftest import ROOT, compare_json, harness, harness_process, needs_bubblewrap, port_containers, serve_each, started_in, suite
+from conftest import ROOT, started_in, suite
 from harness.discover import MANIFEST, load_port
 from harness.environment import Secrets, port_environment
 from harness.errors import ContainerError
 from harness.limits import Limits
 from harness.runners.modes.container import PortContainers
 from harness.runners.process import HARNESS, PID_SPACE, alive
+from integration.conftest import compare_json, harness, harness_process, needs_bubblewrap, port_containers, serve_each
 
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
 TOKEN = "ghp_" + "x7Kq2Lw9" * 4

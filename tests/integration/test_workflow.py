@@ -17,7 +17,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import FAKE_PORTS, REAL_PORTS, ROOT, harness, suite
+from conftest import FAKE_PORTS, ROOT, harness_here, suite
+from integration.conftest import REAL_PORTS, harness
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CI = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
@@ -53,7 +54,7 @@ def test_the_port_jobs_come_from_harness_list():
     assert "if: ${{ !cancelled() && needs.port.result != 'skipped' }}" in text and "always()" not in text
     assert text.count("cache: pip") == text.count("actions/setup-python@") == text.count("cache-dependency-path: pyproject.toml")
 
-    listed = harness("list", "--format", "json")
+    listed = harness_here("list", "--format", "json")
     assert listed.returncode == 0, listed.stderr
     data = json.loads(listed.stdout)
     jsonschema.validate(data, json.loads((ROOT / "harness" / "list.schema.json").read_text()))

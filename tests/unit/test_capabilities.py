@@ -11,7 +11,7 @@ import shlex
 import click
 import pytest
 
-from conftest import PORTS
+from conftest import project_ports
 from harness.cli.compare import compare
 from harness.cli.options import settings_from
 from harness.limits import Limits
@@ -44,10 +44,10 @@ def test_settings_that_name_no_mode_have_the_default_mode_and_its_own_backend():
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_rerun_line_names_the_backend_exactly_where_it_is_not_the_modes_own(mode, backend):
     settings = Settings(isolation=mode, backend=backend)
-    words = shlex.split(rerun(Cell("sql", "recursive", 3, Outcome.FAIL), PORTS["sql"], settings, "ports").command)
+    words = shlex.split(rerun(Cell("sql", "recursive", 3, Outcome.FAIL), project_ports()["sql"], settings, "ports").command)
     named = words[words.index("--backend") + 1] if "--backend" in words else None
     assert named == (None if backend == OWN_BACKEND[mode] else backend)
-    elsewhere = shlex.split(rerun(Cell("python", "recursive", 3, Outcome.FAIL), PORTS["python"], settings, "ports").command)
+    elsewhere = shlex.split(rerun(Cell("python", "recursive", 3, Outcome.FAIL), project_ports()["python"], settings, "ports").command)
     assert "--backend" not in elsewhere  # a port that runs in no PostgreSQL has no server to name
 
 
@@ -66,14 +66,14 @@ def test_servers_names_each_backend_and_what_each_is():
 def test_every_kind_of_server_is_made_alike_and_is_the_kind_it_is_named_for(tmp_path):
     walls = open_walls("subprocess", Limits(1 << 30, 64))
     for name, kind in SERVERS.items():
-        server = kind.load()(walls, PORTS["sql"], "dbname=hanoi", tmp_path)
+        server = kind.load()(walls, project_ports()["sql"], "dbname=hanoi", tmp_path)
         assert server.name == name
 
 
 def backend_of(args: list[str]) -> str:
     """The back-end compare's options make."""
     with compare.make_context("compare", ["--n", "3", *args]) as ctx:
-        return settings_from(list(PORTS.values()), ctx.params).backend
+        return settings_from(list(project_ports().values()), ctx.params).backend
 
 
 @pytest.mark.parametrize(("args", "backend"), [

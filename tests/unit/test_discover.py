@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, project_ports
 from harness.discover import discover, load_port
 from harness.patterns import never_matches
 from harness.port import Built
@@ -364,9 +364,7 @@ def test_a_manifest_error_with_no_line_to_name_names_the_file_alone(tmp_path):
 def test_every_port_of_this_repository_names_the_documents_it_follows():
     """Each of the project's ports says whose listings it follows, for which of its methods, and on
     what terms as far as they are known: "unknown" where they are not, never left out."""
-    from conftest import PORTS
-
-    for name, port in PORTS.items():
+    for name, port in project_ports().items():
         assert port.sources, f"{name} names no [[source]]"
         assert all(source.title and source.author and source.published and source.terms for source in port.sources)
         assert {method for source in port.sources for method in source.methods} <= set(port.methods)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import harness
+from conftest import harness_here
 
 MANIFEST = """\
 methods = ["recursive"]
@@ -22,5 +22,5 @@ def test_harness_check_refuses_a_reference_that_names_no_code(tmp_path):
     folder.mkdir()
     (folder / "hanoi.sh").write_text("# region recursive\necho 0 2\n# endregion recursive\n")
     (folder / "language.toml").write_text(MANIFEST)
-    done = harness("--root", str(tmp_path), "check")
+    done = harness_here("--root", str(tmp_path), "check")
     assert done.returncode == 1 and ":5: [code] 'recursive' = 'hanoi.sh#nowhere': no region 'nowhere'" in done.stdout, done.stdout + done.stderr

@@ -1,0 +1,1 @@
+"""The integration tier: tests that run real processes, servers and engines."""
