@@ -15,9 +15,10 @@ def test_without_the_parser_no_pattern_is_judged_and_a_manifest_still_loads(tmp_
     (tmp_path / "port" / "language.toml").write_text(
         "command = ['true', '{method}', '{n}']\nmethods = ['recursive', 'binary']\n[output]\npatterns = ['(?P<src>\\d)^(?P<dst>\\d)']\npegs = ['0', '1', '2']\n"
     )
-    script = (
-        "import sys; sys.modules['re._parser'] = None\n"
+    script = (  # re itself is loaded first, as it is wherever anything has imported it: only the harness's import of its parser fails
+        "import re, sys\n"
         "from pathlib import Path\n"
+        "sys.modules['re._parser'] = None\n"
         "import harness.patterns\n"
         "from harness.discover import load_port\n"
         "assert not harness.patterns.PARSER\n"
