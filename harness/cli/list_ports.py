@@ -10,9 +10,8 @@ import click
 
 from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import Session, say, terminal
+from harness.cli.session import Session, pretty_on, say, terminal, write
 from harness.errors import ExitCode
-from harness.extras import lacking
 from harness.model import visible
 from harness.runners.postgres import SERVERS
 
@@ -34,7 +33,7 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
 
     settings = settings_from(session.ports, given)
     ports = chosen(session.ports, settings)
-    form: str = given["form"] or ("pretty" if sys.stdout.isatty() and not lacking("pretty") else "plain")
+    form: str = given["form"] or ("pretty" if pretty_on(sys.stdout) else "plain")
     missing = {}
     with session.gate(settings, given["dsn"], ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
@@ -63,21 +62,12 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
 
 def render_list(form: str, listing: Listing) -> None:
     """The ports, with their methods and what they need, in one of the --format forms: a writer's,
-    or a table of this command's own, pretty through rich, plain as text (through rich where it is
-    installed, as it always was)."""
+    or a table of this command's own, pretty or plain."""
     from harness.report import WRITERS
     from harness.report.summary import one_line
 
-    console = None if lacking("pretty") else terminal()
-
-    def out(text: str, end: str = "\n") -> None:
-        if console is None:
-            click.echo(text + end, nl=False)
-        else:
-            console.out(text, highlight=False, end=end)
-
     if form in WRITERS:
-        out(WRITERS[form].listing_text(listing), end="")
+        write(WRITERS[form].listing_text(listing), end="")
         return
     ports, versions, missing = listing.ports, listing.versions, listing.missing
 
@@ -90,7 +80,7 @@ def render_list(form: str, listing: Listing) -> None:
 
     if form == "plain":
         for port in ports:
-            out(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}")
+            write(f"{visible(port.name)}: {', '.join(port.methods)}; {one_line(found(port))}")
     else:
         from rich.table import Table
 

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from harness.cli.session import terminal
+from harness.cli.session import pretty_on, terminal, write
 from harness.errors import ExitCode
-from harness.extras import lacking
 from harness.report import WRITERS
 from harness.settings import SCREENS
 
@@ -130,19 +129,18 @@ def show(report: Report, outputs: Outputs) -> bool:
     standard output (``--format json`` or any writer's name, or ``-`` for a file) sends the table to
     standard error, so that what is piped is that form alone. Without rich (the ``pretty`` extra) a
     terminal gets the plain table, written as it is."""
-    from harness.report.terminal import plain, render
+    from harness.report.terminal import plain, pretty
 
     piped = [name for name, path in outputs.files.items() if path == "-"]
     if outputs.form in WRITERS and outputs.form not in piped:
         piped.insert(0, outputs.form)
     screen = sys.stderr if piped else sys.stdout
-    pretty = screen.isatty() and not lacking("pretty")
-    table_form: Screen = next((form for form in SCREENS if form == outputs.form), "pretty" if pretty else "plain")
+    table_form: Screen = next((form for form in SCREENS if form == outputs.form), "pretty" if pretty_on(screen) else "plain")
     try:
-        if lacking("pretty"):
-            click.echo(plain(report), file=screen)
+        if table_form == "plain":
+            write(plain(report), stderr=bool(piped))
         else:
-            render(report, table_form, terminal(stderr=bool(piped)))
+            pretty(report, terminal(stderr=bool(piped)))
         written = True
     except OSError as error:  # a full disk, /dev/full
         written = unwritten("report", "standard error" if piped else "standard output", error)

@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 
@@ -45,6 +45,21 @@ def say(text: str, stderr: bool = False) -> None:
     from harness.report.terminal import literal
 
     terminal(stderr).print(literal(text))
+
+
+def pretty_on(stream: TextIO) -> bool:
+    """Whether ``stream`` gets the drawn forms (the pretty table, the progress bar): a terminal, where
+    rich (the ``pretty`` extra) is installed."""
+    return stream.isatty() and not lacking("pretty")
+
+
+def write(text: str, stderr: bool = False, end: str = "\n") -> None:
+    """Text the harness made for a log or a pipe (the plain table, a written form), as it is: through
+    rich's console where rich is installed, as it always was, else as click writes it."""
+    if lacking("pretty"):
+        click.echo(text + end, nl=False, err=stderr)
+    else:
+        terminal(stderr).out(text, highlight=False, end=end)
 
 
 def terminal(stderr: bool = False) -> Console:
@@ -95,7 +110,7 @@ def progress_bar() -> Progress | _Heartbeat:
     """A progress bar on stderr that leaves no trace when it is done, and off a terminal a heartbeat.
     Its descriptions are shown as typed: text from a port is no markup. Without rich (the ``pretty``
     extra), the heartbeat on a terminal too."""
-    if not sys.stderr.isatty() or lacking("pretty"):
+    if not pretty_on(sys.stderr):
         return _Heartbeat()
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -13,7 +13,6 @@ from harness.report.summary import SHOWN_DIFFS, View, by_port, one_line, summari
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.settings import Screen
 
 STYLE = {Outcome.PASS: "green", Outcome.FAIL: "red", Outcome.ERROR: "magenta", Outcome.SKIPPED: "yellow"}
 
@@ -27,14 +26,11 @@ def literal(text: str) -> str:
     return escape(visible(text))
 
 
-def render(report: Report, form: Screen, console: Console) -> None:
-    """The report on ``console`` as a table, pretty or plain (the writers' forms are written, not
-    rendered). rich is loaded here, not with the module: the plain table needs none (the ``pretty``
-    extra)."""
-    if form == "plain":
-        console.out(plain(report), highlight=False)
-    else:
-        _pretty(summarise(report), console)
+def pretty(report: Report, console: Console) -> None:
+    """The report on ``console`` as the pretty table (the plain one is text, :func:`plain`; the
+    writers' forms are written, not drawn). rich is loaded here, not with the module: the plain table
+    needs none (the ``pretty`` extra)."""
+    _pretty(summarise(report), console)
 
 
 def diff_markup(diff: Sequence[str]) -> list[str]:

@@ -5,17 +5,15 @@ shows what a port sent as text, never as markup, and the JSON form reads back as
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from rich.console import Console
 
 from harness.model import Cell, Outcome, Reason, Rerun
 from harness.report import WRITERS, PortInfo, Report
 from harness.report.json import from_json, to_json
-from harness.report.terminal import render
+from harness.report.terminal import plain
 from harness.settings import RunPlan
 
 HOSTILE = '<img src=x onerror=alert(1)> [bold]*x* | `tick`'
@@ -77,9 +75,7 @@ def test_junit_counts_each_ports_failures(mixed):
 
 
 def test_the_plain_table_shows_brackets_as_typed_and_says_the_verdict(mixed):
-    out = io.StringIO()
-    render(mixed, "plain", Console(file=out, width=200, highlight=False, emoji=False))
-    shown = out.getvalue()
+    shown = plain(mixed)
     assert "[bold]*x*" in shown and "Not all ports pass and agree" in shown
     assert "rerun: harness --root . run" in shown
 
@@ -113,8 +109,6 @@ def test_plain_output_cuts_a_long_versions_line_at_80_columns_and_the_json_keeps
     long = "Mono C# compiler version 6.8.0.105 (Debian 6.8.0.105+dfsg-3.3 Tue Jan 31 2023) " * 2
     report = report_of(passing("good"), ports=("good",))
     report.ports = [PortInfo("good", "summary", ("recursive",), {"mcs": long})]
-    out = io.StringIO()
-    render(report, "plain", Console(file=out, width=200, highlight=False, emoji=False))
-    line = next(line for line in out.getvalue().splitlines() if line.startswith("  good: "))
+    line = next(line for line in plain(report).splitlines() if line.startswith("  good: "))
     assert len(line) == 80 and line.endswith("…") and long.startswith(line[len("  good: "):-1])
     assert from_json(to_json(report), "test").ports[0].versions["mcs"] == long
