@@ -8,7 +8,7 @@ import click
 
 from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
 from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, ReportFile, chosen, options, settings_from
-from harness.cli.publish import write_file
+from harness.cli.publish import Outputs, write_file
 from harness.cli.session import Session, port_versions, progress_bar, terminal
 from harness.errors import ExitCode
 from harness.extras import require
@@ -41,7 +41,7 @@ def bench_command(session: Session, /, repeat: int, plot_file: str | None, **giv
     settings = settings_from(session.ports, {**given, "ns": given["ns"] or ()})  # bench runs each method at its own n: the plan's
     ports = chosen(session.ports, settings)
     ns = plan(settings.methods, given["ns"])
-    files = {name: path for name in writing("figures") if (path := given[f"{name}_file"])}
+    files = Outputs.given(given).files
     piped = "-" in files.values()
     about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
     with session.gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
