@@ -287,8 +287,8 @@ class _Timer:
     def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
         """Run the cell once through the runner ``compare`` uses, its output going to a counting sink
         (and to ``copy``, if given): its moves counted by the format's counter where it has one, nothing
-        read. The wall time
-        runs from the runner's start to the port's end; CPU and peak memory are what the runner measured."""
+        read. The wall time runs from the runner's start to the port's end; CPU and peak memory are
+        what the runner measured."""
         counter = reader_module(READERS[program.output.format]).counter(program.output)
         timeout = self.settings.timeout
         with self.gate.start(port, bench_cell.method, bench_cell.n, self.settings) as runner:
