@@ -30,6 +30,7 @@ import docker
 import docker.errors
 
 from harness.images import LOCAL_BASE
+from harness.patience import Patience
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRE = "HANOI_REQUIRE_DOCKER"
@@ -90,8 +91,8 @@ class Engine:
             self.daemon = subprocess.Popen(
                 ["dockerd", "--host", host], stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
             )
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline and self.daemon.poll() is None:
+        patience = Patience(START_SECONDS)
+        while not patience.over() and self.daemon.poll() is None:
             if _answers() is None:
                 return None
             time.sleep(0.5)

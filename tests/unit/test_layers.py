@@ -11,7 +11,7 @@ from pathlib import Path
 import harness
 
 LAYERS = [
-    ("vocabulary", {"__init__", "model", "patterns", "limits", "environment", "runners", "readers"}),
+    ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings", "extras"}),
     ("the port, and discovering ports", {"regions", "port", "discover"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),

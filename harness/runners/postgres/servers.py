@@ -28,6 +28,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 from harness.errors import ContainerError, Unavailable, first_line
+from harness.patience import Patience
 from harness.port import Port
 from harness.runners.postgres.connection import CONNECT_TIMEOUT, check_dsn
 from harness.runners.postgres.wheel import NOT_INSTALLED, binaries
@@ -124,9 +125,9 @@ def _socket_conninfo(socket: Path) -> str:
     return make_conninfo("", host=str(socket), port=PORT_NUMBER, user=ADMINISTRATOR, dbname=WORKROOM)
 
 
-def _wait_ready(socket: Path, deadline: float, ended: Callable[[], str | None], label: str) -> None:
+def _wait_ready(socket: Path, patience: Patience, ended: Callable[[], str | None], label: str) -> None:
     """Wait until the server takes a connection on its socket: Unavailable if it ends first, or
-    does not within the deadline."""
+    does not within the wait's bound (stretched while the machine is busy)."""
     while True:
         if (socket / f".s.PGSQL.{PORT_NUMBER}").exists():
             with contextlib.suppress(psycopg.Error), psycopg.connect(_socket_conninfo(socket), connect_timeout=CONNECT_TIMEOUT):
@@ -134,8 +135,8 @@ def _wait_ready(socket: Path, deadline: float, ended: Callable[[], str | None], 
         why = ended()
         if why:
             raise Unavailable(f"{label} did not start: it {why}")
-        if time.monotonic() >= deadline:
-            raise Unavailable(f"{label} did not start: it took no connection within {START_SECONDS:g} s, or the cell's time if longer")
+        if patience.over():
+            raise Unavailable(f"{label} did not start: it took no connection within {patience.bound()}")
         time.sleep(POLL_SECONDS / 10)
 
 
@@ -168,7 +169,7 @@ class Embedded:
             self._idle.set()
 
     def _start(self, seconds: float) -> str:
-        deadline = time.monotonic() + seconds
+        patience = Patience(seconds)
         programs = binaries()
         if programs is None:
             raise Unavailable(NOT_INSTALLED)
@@ -193,7 +194,7 @@ class Embedded:
                 runner.close()
                 raise Unavailable("the run is closing: no server starts now")
             (folder / SERVER_FILE).write_text(identity(runner.pid) or "")
-            _wait_ready(socket, deadline, self.ended, self.label)
+            _wait_ready(socket, patience, self.ended, self.label)
         except Unavailable as error:
             evidence = self._evidence
             self._discard()
@@ -407,13 +408,13 @@ class Container:
         self._folder: Path | None = None
 
     def start(self, timeout: float) -> str:
-        """Start the container, within ``timeout``: its administrator's connection string, through its socket."""
+        """Start the container, within ``timeout`` (START_SECONDS at least) from the moment it is
+        started, its image made: its administrator's connection string, through its socket."""
         import docker.errors
 
         from harness.images import Engine, port_image  # the Docker SDK, only for a run that uses it
         from harness.runners.modes.container import container_labels
 
-        deadline = time.monotonic() + timeout
         try:
             engine = Engine()
         except ContainerError as error:
@@ -439,7 +440,7 @@ class Container:
                 mem_limit=self._limits.memory, memswap_limit=self._limits.memory, pids_limit=self._limits.processes,
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], environment={}, labels=container_labels(self._port.name),
             )
-            _wait_ready(socket, deadline, self.ended, self.label)
+            _wait_ready(socket, Patience(max(timeout, START_SECONDS)), self.ended, self.label)
         except (ContainerError, docker.errors.DockerException) as error:
             self.stop()
             raise Unavailable(f"no PostgreSQL container: {first_line(error)}") from None
