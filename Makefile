@@ -40,7 +40,9 @@ site: $(VENV)/.tested
 # on real processes, servers and engines, and each test looks only at what it started.
 TEST_JOBS ?= 2
 
-test: check tools-all isolation-tools axe
+# The sandbox's tools come before the ports': where bubblewrap works, harness doctor --install also
+# installs a system copy of a tool found only where the sandbox does not look (rustup's rustc in a home).
+test: check isolation-tools tools-all axe
 	$(VENV)/bin/pytest -n $(TEST_JOBS) --dist loadfile tests/integration
 
 check: $(VENV)/.tested
@@ -69,6 +71,9 @@ tools-all: $(VENV)/.installed
 ISOLATION_TOOLS = dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstrap bwrap:bubblewrap \
 	chromium:chromium chromedriver:chromium-driver npm:npm
 
+# apt waits for another apt (the machine's own updates, an install beside this one) to let go of its lock.
+APT_WAITS = --option=DPkg::Lock::Timeout=600
+
 isolation-tools:
 	@[ "$$(uname -s)" = Linux ] || exit 0; \
 	missing=""; for tool in $(ISOLATION_TOOLS); do \
@@ -76,9 +81,9 @@ isolation-tools:
 	done; \
 	[ -z "$$missing" ] && exit 0; \
 	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  apt-get $(APT_WAITS) update -qq && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAITS) install -y -qq $$missing; \
 	elif command -v apt-get >/dev/null && command -v sudo >/dev/null; then \
-	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  sudo apt-get $(APT_WAITS) update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAITS) install -y -qq $$missing; \
 	else \
 	  echo "missing for --isolation sandbox/container and the HTML page's tests:$$missing (Debian packages); those tests are skipped"; \
 	fi

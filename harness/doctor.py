@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from harness.errors import DoctorError
 from harness.port import Port, Requirement
 
+APT_LOCK_SECONDS = 600
+"""How long apt waits for another apt (the machine's own updates, an install beside this one) to let go of its lock."""
+
 
 @dataclass(frozen=True)
 class Need:
@@ -46,7 +49,8 @@ def install(missing: list[Requirement]) -> list[list[str]]:
     if shutil.which("apt-get") and (os.geteuid() == 0 or shutil.which("sudo")):
         packages = sorted({package for requirement in missing for package in requirement.debian.split()})
         sudo = [] if os.geteuid() == 0 else ["sudo"]
-        prepare, installer = [[*sudo, "apt-get", "update", "-qq"]], [*sudo, "apt-get", "install", "-y", "-qq", "--"]
+        apt = [*sudo, "apt-get", f"--option=DPkg::Lock::Timeout={APT_LOCK_SECONDS}"]
+        prepare, installer = [[*apt, "update", "-qq"]], [*apt, "install", "-y", "-qq", "--"]
         environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     elif shutil.which("brew"):
         packages = sorted({package for requirement in missing for package in requirement.homebrew.split()})

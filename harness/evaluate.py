@@ -115,7 +115,8 @@ def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple
         return Outcome.SKIPPED, Reason.OUT_OF_RANGE, refused
     missing = gate.missing(port.program(method))
     if missing:
-        detail = f"not installed here: {missing.executable} not found on PATH; {install_command(port)}" + (f" ({missing.advice})" if missing.advice else "")
+        requirement, why = missing
+        detail = f"{why}; {install_command(port)}" + (f" ({requirement.advice})" if requirement.advice else "")
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, detail
     refused = gate.refusal(port.program(method))
     if refused:

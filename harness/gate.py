@@ -8,7 +8,6 @@ what it starts, it ends. A new kind of port gets those walls by going through he
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -88,10 +87,10 @@ class Gate:
         missing = lacking("postgres", "containers") if SERVERS[settings.backend].uses_engine else lacking("postgres")
         return f"not installed here: {missing}" if missing else None
 
-    def missing(self, program: Program) -> Requirement | None:
-        """The first executable the program needs that this machine lacks, where it uses this
-        machine's (in a container, the port's image brings its own)."""
-        return program.missing() if self.walls.host_interpreters else None
+    def missing(self, program: Program) -> tuple[Requirement, str] | None:
+        """The first executable the program needs that cannot run in the run's walls here, and why:
+        one this machine lacks, or the sandbox cannot see (in a container, the port's image brings its own)."""
+        return next(((requirement, why) for requirement in program.requires if (why := self.walls.lacks(requirement))), None)
 
     def start(self, port: Port, method: str, n: int, settings: Settings, discard: bool = False) -> Runner:
         """The cell running, within the time ``settings`` give a cell and a build: its query in the
@@ -153,8 +152,9 @@ class Gate:
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _version(self, port: Port, requirement: Requirement, deadline: float) -> tuple[str | None, str]:
-        if self.walls.host_interpreters and shutil.which(requirement.executable) is None:
-            return None, f"{requirement.executable} is not on PATH"
+        lacking = self.walls.lacks(requirement)
+        if lacking:
+            return None, lacking
         left = deadline - time.monotonic()
         if left <= 0:
             return None, f"not asked: the run's {VERSION_SECONDS:g} s for asking versions were over"

@@ -19,25 +19,31 @@ from harness.model import visible
 @click.pass_obj
 def doctor(session: Session, /, install_missing: bool, **given: Any) -> int:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
-    with --install, install only what is missing (nothing for a port whose interpreter is on PATH).
-    Then whether --isolation sandbox can run here, and if not, why and what to do.
+    with --install, install only what is missing (nothing for a port whose interpreter is on PATH),
+    and, where the sandbox works here, a system copy of what is on PATH only where the sandbox does
+    not look (a toolchain in a home: rustup's, pyenv's). Then whether --isolation sandbox can run
+    here, and if not, why and what to do.
     Exit 0 when everything the ports need is here, 1 when something is still missing."""
     from harness.doctor import install, needs
-    from harness.runners.modes.sandbox import sandbox_problem, sandbox_user
+    from harness.runners.modes.sandbox import hidden, sandbox_problem, sandbox_user
 
     ports = chosen(session.ports, settings_from(session.ports, given))
+    problem = tmpdir_problem() or sandbox_problem()
     found = needs(ports)
-    missing = [need.requirement for need in found if not need.found]
-    if missing and install_missing:
+    wanted = [need.requirement for need in found if not need.found or (problem is None and hidden(need.requirement))]
+    if wanted and install_missing:
         try:
-            install(missing)
+            install(wanted)
         except DoctorError as error:
-            click.echo(visible(f"cannot install {', '.join(req.executable for req in missing)}: {error}"), err=True)
+            click.echo(visible(f"cannot install {', '.join(req.executable for req in wanted)}: {error}"), err=True)
         found = needs(ports)
     for need in found:
-        state = "found" if need.found else f"MISSING: {need.requirement.advice or 'the manifest does not say how to install it'}"
+        advice = need.requirement.advice or "the manifest does not say how to install it"
+        state = f"MISSING: {advice}" if not need.found else "found"
+        unseen = need.found and hidden(need.requirement)
+        if unseen:
+            state = f"{unseen} ({advice})"
         click.echo(visible(f"{need.requirement.executable:<12} {state}  (needed by {', '.join(need.ports)})"))
-    problem = tmpdir_problem() or sandbox_problem()
     works = f"bubblewrap works here; ports run as {sandbox_user()}"
     click.echo(visible(f"{'sandbox':<12} {f'UNAVAILABLE: {problem}' if problem else works}  (for --isolation sandbox)"))
     still = [need.requirement.executable for need in found if not need.found]

@@ -39,9 +39,10 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
         # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
         answers = {} if form == "markdown" else gate.versions(ports, start=verbose)
         for port in ports:
-            requirement = next((req for program in port.programs.values() if (req := gate.missing(program))), None)
+            lacking = next((found for program in port.programs.values() if (found := gate.missing(program))), None)
             server = answers.get(port.name, {}).get("postgresql") if port.query else None
-            if requirement:
+            if lacking:
+                requirement, _ = lacking
                 missing[port.name] = f"{requirement.executable}; {requirement.advice}".rstrip("; ")
             elif server and server[0] is None and (verbose or SERVERS[settings.backend].version_without_starting):
                 missing[port.name] = server[1]

@@ -71,10 +71,8 @@ def let_fill(block: bytes) -> None:
         time.sleep(GATHER_SECONDS)
 
 
-def feed(process: subprocess.Popen[bytes], data: bytes | None) -> None:
+def feed(stdin: IO[bytes] | None, data: bytes | None) -> None:
     """Write a program's standard input, if it has some, from a thread of its own, and close it."""
-
-    stdin = process.stdin
     if data is None or stdin is None:
         return
 
@@ -319,17 +317,51 @@ class Processes:
         kill_trees({process.pid: process.marker for process in running})
 
 
+class Streams:
+    """A program's standard streams: pipes whose other ends the harness keeps. A pipe belongs to the
+    user who made it, with mode 0600, so a program that root starts as another user (the sandbox's,
+    a server's) could not reopen its own output by name (``/dev/stdout``, ``/proc/self/fd/1``, as
+    ``tee /dev/stderr`` does) where it could in every other mode: each pipe is made that ``owner``'s."""
+
+    def __init__(self, with_input: bool, owner: int | None) -> None:
+        self._ends: list[int] = []
+        self.stdin, self._input = self._pipe(owner) if with_input else (subprocess.DEVNULL, -1)
+        self._output, self.stdout = self._pipe(owner)
+        self._errors, self.stderr = self._pipe(owner)
+
+    def _pipe(self, owner: int | None) -> tuple[int, int]:
+        read, write = os.pipe()
+        self._ends += [read, write]
+        if owner is not None:
+            os.fchown(write, owner, -1)  # both ends are one pipe
+        return read, write
+
+    def handed(self) -> tuple[IO[bytes] | None, IO[bytes], IO[bytes]]:
+        """The harness's ends, once the program has its own: its input to write, its output and errors to read."""
+        for end in (self.stdin, self.stdout, self.stderr):
+            if end >= 0:
+                os.close(end)
+        return (os.fdopen(self._input, "wb") if self._input >= 0 else None), os.fdopen(self._output, "rb"), os.fdopen(self._errors, "rb")
+
+    def close(self) -> None:
+        """Close every end, the program not started."""
+        for end in self._ends:
+            os.close(end)
+
+
 class PortProcess(Runner):
     """One running port, tracked as its whole process tree."""
 
     def __init__(  # noqa: PLR0913
         self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
         env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False, pass_fds: Sequence[int] = (),
+        owner: int | None = None,
     ) -> None:
         """``env``: the program's environment, where it is held (the sandbox); by default the harness's
         own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
         a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`).
-        ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from)."""
+        ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from).
+        ``owner``: the user the program becomes, where root starts it as another (:class:`Streams`)."""
         self.marker = f"{HARNESS}:{uuid.uuid4().hex}"
         """What every process of the port carries in its environment (as CELL_MARKER), however it forked."""
         self._processes = processes or Processes()
@@ -337,28 +369,30 @@ class PortProcess(Runner):
             if self._processes.closed.is_set():
                 raise Interrupted("the run is closing: no port starts now")
             self._fence = Fence(limits, own_pids)
+            streams = Streams(stdin is not None, owner)
             try:
                 self._process = subprocess.Popen(
                     self._fence.wrap(argv),
                     cwd=folder,
-                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
+                    stdin=streams.stdin if stdin is not None else subprocess.DEVNULL,
+                    stdout=streams.stdout,
+                    stderr=streams.stderr,
                     start_new_session=True,
                     pass_fds=pass_fds,
                     env={**(os.environ if env is None else env), CELL_MARKER: self.marker},
                 )
             except BaseException as error:
                 self._fence.close()
+                streams.close()
                 if isinstance(error, OSError):
                     raise StartFailed(f"could not start the port's program: {error}") from None
                 raise
+            self._input, self._output, self._errors = streams.handed()
             self._processes.running.add(self)
         self._fence.watch(lambda: marked_processes(self.marker), self._halt)
         super().__init__(timeout)
-        assert self._process.stderr is not None
-        self._stderr = StderrKeeper.reading(self._process.stderr)
-        feed(self._process, stdin)
+        self._stderr = StderrKeeper.reading(self._errors)
+        feed(self._input, stdin)
         self._exit_seen: float | None = None
         self._cpu_seconds: float | None = None
 
@@ -374,8 +408,7 @@ class PortProcess(Runner):
     def output(self) -> Iterator[bytes]:
         """The port's stdout in blocks as it prints them, until it closes, until the port has exited
         and its stragglers are gone, or until the deadline."""
-        assert self._process.stdout is not None
-        fd = self._process.stdout.fileno()
+        fd = self._output.fileno()
         widen_pipe(fd)
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP)
@@ -446,7 +479,7 @@ class PortProcess(Runner):
         if not self._reaped():
             self._halt()
         self.finish()
-        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
+        for stream in (self._input, self._output, self._errors):
             if stream is not None:
                 stream.close()
 

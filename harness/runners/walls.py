@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import pwd
+import shutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,13 @@ class Walls(ABC):
         """The job's program running, within the walls; a :class:`~harness.errors.CellError` if it
         cannot be started."""
 
+    def lacks(self, requirement: Requirement) -> str | None:
+        """Why the executable cannot run within these walls here, if it cannot: where programs use this
+        machine's interpreters, one that is not on PATH."""
+        if self.host_interpreters and shutil.which(requirement.executable) is None:
+            return f"not installed here: {requirement.executable} not found on PATH"
+        return None
+
     def build_place(self) -> Path | None:
         """Where a build's cache entry is, as the build's commands see it: None where they see it where it is."""
         return None
@@ -149,11 +157,17 @@ def open_walls(mode: Mode, limits: Limits) -> Walls:
     return walls_class(mode)(limits)
 
 
+def becomes(user: str | None) -> int | None:
+    """The uid a program run_as ``user`` becomes, where the harness is root; None where it stays the harness's."""
+    return pwd.getpwnam(user).pw_uid if user is not None and os.geteuid() == 0 else None
+
+
 def run_as(user: str | None, argv: list[str]) -> list[str]:
     """The command run as ``user`` where the harness is root, by setpriv, with no other group, no
     capability left and none to gain; the very same list otherwise."""
-    if user is None or os.geteuid() != 0:
+    uid = becomes(user)
+    if uid is None:
         return argv
-    entry = pwd.getpwnam(user)
+    entry = pwd.getpwuid(uid)
     drop = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]

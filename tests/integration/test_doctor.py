@@ -12,6 +12,8 @@ import pytest
 
 from conftest import FAKE_PORTS, harness_here, suite
 from harness.discover import MANIFEST, load_port
+from harness.doctor import APT_LOCK_SECONDS
+from integration.conftest import needs_bubblewrap
 
 MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
 
@@ -24,6 +26,13 @@ def stubbed_installers(tmp_path: Path) -> tuple[str, Path]:
         (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
         (stubs / name).chmod(0o755)
     return f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", calls
+
+
+def installs(calls: Path) -> list[str]:
+    """The install commands apt-get was given, each from its action on: what it installs."""
+    said = [line.removeprefix("sudo ").split(" ", 2) for line in calls.read_text().splitlines() if line.startswith(("apt-get", "sudo apt-get"))]
+    assert all(words[1] == f"--option=DPkg::Lock::Timeout={APT_LOCK_SECONDS}" for words in said), said
+    return [words[2] for words in said if words[2].startswith("install")]
 
 
 def port_needing(tmp_path: Path, name: str, packages: str, key: str = "debian") -> Path:
@@ -71,9 +80,25 @@ def test_doctor_install_passes_names_after_a_double_dash_and_never_a_manifests_o
     root = suite(tmp_path, "lacking", "option", real=(), fakes_from=tmp_path / "fakes")
     path, calls = stubbed_installers(tmp_path)
     done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": path})
-    installs = [line.removeprefix("sudo ") for line in calls.read_text().splitlines() if "apt-get install" in line]
-    assert installs == ["apt-get install -y -qq -- hanoi-interpreter"], calls.read_text()
+    assert installs(calls) == ["install -y -qq -- hanoi-interpreter"], calls.read_text()
     assert "evil" not in calls.read_text()
     assert done.returncode == 1 and "Traceback" not in done.stderr
     listed = harness_here("--root", str(root), "list", "--format", "plain", "--port", "option")
     assert listed.returncode == 1 and "'debian' names packages" in listed.stdout + listed.stderr, listed.stdout + listed.stderr
+
+
+@needs_bubblewrap
+def test_doctor_install_gets_a_system_copy_of_a_tool_the_sandbox_cannot_see(tmp_path):
+    """rustup's rustc, first on PATH in a home: found, but not where the sandbox looks; where the sandbox works, --install asks for the system's."""
+    home = tmp_path / "home" / ".cargo" / "bin"
+    home.mkdir(parents=True)
+    (home / "hanoi-interpreter-nobody-has").write_text("#!/bin/sh\n")
+    (home / "hanoi-interpreter-nobody-has").chmod(0o755)
+    port_needing(tmp_path, "homely", "hanoi-interpreter")
+    root = suite(tmp_path, "homely", real=(), fakes_from=tmp_path / "fakes")
+    path, calls = stubbed_installers(tmp_path)
+    done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": f"{home}{os.pathsep}{path}"})
+    assert installs(calls) == ["install -y -qq -- hanoi-interpreter"], calls.read_text()
+    line = next(line for line in done.stdout.splitlines() if line.startswith("hanoi-interpreter-nobody-has"))
+    assert "not installed in the sandbox" in line and str(home) in line, done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr  # found, for every mode but the sandbox

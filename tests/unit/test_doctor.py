@@ -36,4 +36,5 @@ def test_a_package_the_installer_lacks_is_named_and_the_others_are_installed_alo
 
 def test_packages_the_installer_has_are_installed_at_once(apt):
     commands = doctor.install([Requirement("gcc", debian="gcc"), Requirement("lua5.4", debian="lua5.4")])
-    assert commands == apt == [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "--", "gcc", "lua5.4"]]
+    waits = f"--option=DPkg::Lock::Timeout={doctor.APT_LOCK_SECONDS}"
+    assert commands == apt == [["apt-get", waits, "update", "-qq"], ["apt-get", waits, "install", "-y", "-qq", "--", "gcc", "lua5.4"]]

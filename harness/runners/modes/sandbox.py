@@ -25,7 +25,7 @@ from pathlib import Path
 from harness.environment import port_environment, refused_read
 from harness.port import Requirement
 from harness.runners.process import PortProcess
-from harness.runners.walls import Job, Walls, run_as
+from harness.runners.walls import Job, Walls, becomes, run_as
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""
@@ -58,6 +58,11 @@ class SandboxWalls(Walls):
         """Why bubblewrap cannot make a sandbox here, if it cannot."""
         return sandbox_problem()
 
+    def lacks(self, requirement: Requirement) -> str | None:
+        """Why the executable cannot run in the sandbox here, if it cannot: not on PATH, or on PATH
+        only in a folder the sandbox does not show (a toolchain in a home: rustup, pyenv, nvm)."""
+        return super().lacks(requirement) or hidden(requirement)
+
     def start(self, job: Job) -> PortProcess:
         """The job's program in a sandbox of its own, as the job's ``user`` where one is given (the
         server), as SANDBOX_USER where the harness is root, else as the harness's user: root makes
@@ -70,7 +75,10 @@ class SandboxWalls(Walls):
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
-            return PortProcess(argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes, pass_fds=descriptors)
+            return PortProcess(
+                argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes, pass_fds=descriptors,
+                owner=becomes(user),
+            )
 
 
 WALLS = SandboxWalls
@@ -112,6 +120,24 @@ def sandbox_user() -> str:
     if os.geteuid() == 0:
         return f"{SANDBOX_USER} (root makes the sandbox; the port keeps no capability and reads no file that only root may)"
     return f"{pwd.getpwuid(os.getuid()).pw_name} (the harness's user), in a user namespace of its own"
+
+
+def hidden(requirement: Requirement) -> str | None:
+    """Where the executable is, if the sandbox cannot run it: found on PATH, but in no folder of
+    PATH that the sandbox shows (the system's, or what the requirement's ``reads`` show). A program
+    in the sandbox looks it up on the same PATH, whose folders outside its view are not there, so it
+    would find the first copy that is inside, or none. The sandbox never shows a home to reach one."""
+    found = shutil.which(requirement.executable)
+    if found is None:
+        return None
+    shown = [*map(Path, SYSTEM), *shown_reads([requirement])]
+    inside = [folder for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if folder and _within(Path(folder).resolve(), shown)]
+    if shutil.which(requirement.executable, path=os.pathsep.join(inside)) is not None:
+        return None
+    return (
+        f"not installed in the sandbox: {requirement.executable} is {found}, in a folder the sandbox does not show"
+        " (it shows the system's programs under /usr, never a home); the sandbox needs a system copy"
+    )
 
 
 def shown_reads(requires: Sequence[Requirement]) -> list[Path]:
@@ -229,7 +255,7 @@ def sandboxed(  # noqa: PLR0913
     ]
 
 
-def _within(path: Path, tops: Sequence[str]) -> bool:
+def _within(path: Path, tops: Sequence[str | Path]) -> bool:
     return any(path.is_relative_to(top) for top in tops)
 
 

@@ -10,7 +10,7 @@ import os
 
 from harness.environment import port_environment
 from harness.runners.process import PortProcess
-from harness.runners.walls import Job, Walls, run_as
+from harness.runners.walls import Job, Walls, becomes, run_as
 
 
 class SubprocessWalls(Walls):
@@ -24,7 +24,7 @@ class SubprocessWalls(Walls):
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
         return PortProcess(
             run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes,
-            own_pids=True,
+            own_pids=True, owner=becomes(job.user),
         )
 
 
