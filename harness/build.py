@@ -26,7 +26,7 @@ from pathlib import Path
 from harness.errors import BuildFailed, Interrupted
 from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.runners.base import Runner
-from harness.runners.process import StderrKeeper
+from harness.runners.process import EMPTY_STDERR, StderrKeeper
 
 PROGRAM_NAME = "program"
 FOLDER_NAME = "build"
@@ -191,6 +191,6 @@ def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: St
         if finish.limit:
             raise BuildFailed(f"the build {finish.limit}: {shown}")
         if finish.failure:
-            words = finish.evidence.removeprefix("stderr:\n") if finish.evidence != "stderr was empty" else said.text()
+            words = finish.evidence.removeprefix("stderr:\n") if finish.evidence != EMPTY_STDERR else said.text()
             how = f"with exit code {finish.exit_code}" if finish.exit_code and finish.exit_code > 0 else f"({finish.failure})"
             raise BuildFailed(f"the build failed {how}: {shown}\n{words}".rstrip())

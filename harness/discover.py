@@ -22,7 +22,7 @@ from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
-from harness.port import MAX_PORT_ENTRIES, Port, Program, Query, Requirement, Source
+from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, Port, Program, Query, Requirement, Source
 from harness.readers import DEFAULT, READERS, Output, Reading
 from harness.regions import Code, read_code
 
@@ -266,11 +266,11 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             )
         if command and serves > 1 and "{method}" not in words:
             raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
-        min_n, max_n = data.get("min_n", 0), data.get("max_n", 64)
-        if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= 64:
-            raise ManifestError("'min_n' is the smallest number of discs the program takes, from 0 to 64", "min_n")
-        if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= 64:
-            raise ManifestError("'max_n' is the largest number of discs the program takes, from min_n to 64", "max_n")
+        min_n, max_n = data.get("min_n", 0), data.get("max_n", MOST_DISCS)
+        if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= MOST_DISCS:
+            raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {MOST_DISCS}", "min_n")
+        if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= MOST_DISCS:
+            raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {MOST_DISCS}", "max_n")
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables")

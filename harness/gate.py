@@ -92,11 +92,15 @@ class Gate:
         one this machine lacks, or the sandbox cannot see (in a container, the port's image brings its own)."""
         return next(((requirement, why) for requirement in program.requires if (why := self.walls.lacks(requirement))), None)
 
-    def start(self, port: Port, method: str, n: int, settings: Settings, discard: bool = False) -> Runner:
+    def start(  # noqa: PLR0913
+        self, port: Port, method: str, n: int, settings: Settings, discard: bool = False, spelled: tuple[str, str] | None = None,
+    ) -> Runner:
         """The cell running, within the time ``settings`` give a cell and a build: its query in the
         run's PostgreSQL, or its program (built first if it must be) within the walls; a
         :class:`~harness.errors.CellError` if it cannot be started. With ``discard``, the program's
-        output goes to /dev/null, sent there by the shell that starts it (bench's floor), not read."""
+        output goes to /dev/null, sent there by the shell that starts it (bench's floor), not read.
+        ``spelled``: the method's name and n as the program is given them, where they are not
+        ``method`` and ``n`` (harness smoke's probes of its usage); its build is the cell's."""
         program = port.program(method)
         if program.query is not None:
             database = self.database
@@ -105,11 +109,12 @@ class Gate:
             return database.open(port, program.query, method, n, settings.timeout)
         try:
             built = self.build(port, program, method, n, settings.build_seconds)
-            argv = program.argv(method, n, self._seen(built))
+            called, given = spelled or (method, n)
+            argv = program.argv(called, given, self._seen(built))
             if discard:
                 argv = ["sh", "-c", 'exec "$@" >/dev/null', "sh", *argv]
             reads = (built.folder.parent,) if built else ()
-            return self.walls.start(Job(port, argv, port.folder, settings.timeout, program.stdin(method, n), program.env, reads))
+            return self.walls.start(Job(port, argv, port.folder, settings.timeout, program.stdin(called, given), program.env, reads))
         except OSError as error:  # a cache folder that cannot be written, a port folder that is gone
             raise StartFailed(f"could not start the port's program: {error}") from None
 

@@ -17,6 +17,8 @@ from typing import NamedTuple
 from harness.readers import Output
 from harness.regions import Code
 
+MOST_DISCS = 64
+"""The most discs a cell has: the largest n the harness asks for, and a program's ``max_n`` unless its manifest says less."""
 CONTAINERFILE = "Containerfile"
 """A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
 _DIGEST_LOCK = threading.Lock()
@@ -96,14 +98,25 @@ class Program:
     query: Query | None = None
     stdin_template: str | None = None
     min_n: int = 0
-    max_n: int = 64
+    max_n: int = MOST_DISCS
     requires: tuple[Requirement, ...] = ()
     env: tuple[str, ...] = ()
     """The harness's variables the program sees where it is held (sandbox, container), beyond the locale and terminal."""
 
-    def argv(self, method: str, n: int, built: Built | None = None) -> list[str]:
-        """The command for one cell, {method} and {n} filled in, and {binary} and {build} where it was built."""
+    def argv(self, method: str, n: int | str, built: Built | None = None) -> list[str]:
+        """The command for one cell, {method} and {n} filled in, and {binary} and {build} where it was
+        built; ``n`` as text to spell it otherwise (harness smoke's probes)."""
         return fill(self.command, method, n, built)
+
+    @property
+    def takes_n(self) -> bool:
+        """Whether n reaches the program when it runs (its command or its input names {n}), not only its build."""
+        return any("{n}" in part for part in (*self.command, self.stdin_template or ""))
+
+    @property
+    def takes_method(self) -> bool:
+        """Whether the method's name reaches the program when it runs, as it does for a program of several methods."""
+        return any("{method}" in part for part in (*self.command, self.stdin_template or ""))
 
     def refuses(self, n: int) -> str | None:
         """Why the program takes no ``n`` discs, if it does not (``min_n`` and ``max_n``)."""
@@ -113,7 +126,7 @@ class Program:
             return f"the program takes n ≤ {self.max_n}"
         return None
 
-    def stdin(self, method: str, n: int) -> bytes | None:
+    def stdin(self, method: str, n: int | str) -> bytes | None:
         """What the program reads on standard input, {n} and {method} filled in; None for nothing."""
         if self.stdin_template is None:
             return None
@@ -140,7 +153,7 @@ SHOWN_BUILD = Built(Path("{build}"), Path("{binary}"))
 where the cache is."""
 
 
-def fill(parts: tuple[str, ...], method: str, n: int, built: Built | None = None) -> list[str]:
+def fill(parts: tuple[str, ...], method: str, n: int | str, built: Built | None = None) -> list[str]:
     """An argument list with {method}, {n}, and, once built, {build} (the build folder) and
     {binary} (the program it made) filled in."""
     values = {"{method}": method, "{n}": str(n)}

@@ -13,6 +13,7 @@ import click
 from harness.extras import lacking
 from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
+from harness.port import MOST_DISCS
 from harness.report import WRITERS, writing
 from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
     from harness.port import Port
 
-MAX_DISCS = 64
+MAX_DISCS = MOST_DISCS
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
 
 

@@ -48,6 +48,8 @@ GATHER_SECONDS = 0.002
 writes a line at a time would otherwise wake it for every line; this way it reads each stretch in
 one call, with far less of its own time (and the GIL) per move, at a cost of milliseconds."""
 SMALL_READ_BYTES = 1 << 15
+EMPTY_STDERR = "stderr was empty"
+"""A finished program's evidence where it wrote nothing to standard error."""
 CELL_MARKER = "HANOI_HARNESS_CELL"
 """The environment variable every process of a port's tree inherits: ``<harness identity>:<cell id>``."""
 PR_SET_CHILD_SUBREAPER = 36
@@ -287,7 +289,7 @@ def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper,
         failure=describe_exit(returncode) if returncode else None,
         timed_out=timed_out,
         stopped=stopped,
-        evidence=f"stderr:\n{tail}" if tail else "stderr was empty",
+        evidence=f"stderr:\n{tail}" if tail else EMPTY_STDERR,
         limit=limit,
         usage=usage,
         exit_code=returncode,
