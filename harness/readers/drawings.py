@@ -3,6 +3,7 @@ the same way as states."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from harness.errors import Unreadable, Violation
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+_SLOT = re.compile(r"-+[0-9]*")
+"""One slot of a row: hyphens, then a disc's number or nothing, so that the number is right-aligned."""
+
+
 class DrawingReader:
     """The towers drawn after each move, one row a tower and a blank line after them::
 
@@ -24,7 +29,8 @@ class DrawingReader:
         -------------|C
 
     Each row is one slot a disc, left to right from the top: a slot is hyphens, or hyphens and the
-    disc's number, right-aligned. The first drawing must show every disc on the first peg; each one
+    disc's number, right-aligned in it (``-1`` and ``--`` are slots of two characters; ``1-`` is
+    none). The first drawing must show every disc on the first peg; each one
     after it must be the drawing before with one disc moved from the top of one tower to the top of
     another, and that is the move. The board then judges whether the move was legal.
     """
@@ -33,7 +39,7 @@ class DrawingReader:
         self._output, self._names, self._clock = output, output.pegs, Clock(deadline)
         self._n = n
         self._width = n * (len(str(n)) + 1)
-        self._rows: list[str] = []
+        self._rows: list[tuple[int, ...]] = []
         self._towers: Towers | None = None
         self._drawings = 0
         self.top_first = True
@@ -59,8 +65,7 @@ class DrawingReader:
             return []
         if line:
             raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
-        towers = [self._discs(row) for row in self._rows]
-        self._rows = []
+        towers, self._rows = self._rows, []
         self._drawings += 1
         before, self._towers = self._towers, towers
         if before is None:
@@ -78,19 +83,19 @@ class DrawingReader:
         if self._towers is None:
             raise Unreadable("the output has no drawing, not even the first, of the discs before any move")
 
-    def _row(self, line: str, peg: int) -> str:
+    def _row(self, line: str, peg: int) -> tuple[int, ...]:
+        """The discs a row draws, from the top."""
         body, bar, name = line.rpartition("|")
         if not bar or name != self._names[peg]:
             raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
-        if len(body) != self._width or body.strip("-0123456789"):
+        slot = len(str(self._n)) + 1
+        slots = [body[start:start + slot] for start in range(0, len(body), slot)]
+        if len(body) != self._width or any(not _SLOT.fullmatch(each) for each in slots):
             raise Unreadable(
-                f"{shorten(line)}: a row draws {self._n} slots of {len(str(self._n)) + 1} characters, hyphens and digits, before the |"
+                f"{shorten(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
+                " or a disc's number right-aligned after them"
             )
-        return body
-
-    @staticmethod
-    def _discs(row: str) -> tuple[int, ...]:
-        return tuple(int(number) for number in row.split("-") if number)
+        return tuple(int(number) for each in slots if (number := each.lstrip("-")))
 
 
 def wording(output: Output, plan: Plan) -> Wording | None:

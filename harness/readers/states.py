@@ -22,7 +22,8 @@ KEPT_TOWERS = 1 << 17
 class StateReader:
     """The board after each move, and perhaps before the first: each match of a pattern is one
     tower, its discs in the group ``discs`` (numbers between any other characters, from the top or
-    from the bottom: the order shows which), and the peg in the group ``peg`` or, without it, the
+    from the bottom: the first tower of two discs or more shows which, and every tower after it is
+    read in that order, so that one listed the other way has a disc on a smaller one), and the peg in the group ``peg`` or, without it, the
     next peg in the order 0, 1, 2. Three towers make a state; the move is what changed since the
     state before, which must be exactly one disc taken from one top to another."""
 
@@ -41,6 +42,9 @@ class StateReader:
         moves = []
         for piece in self._clock.pieces(self._output, line):
             named, tower, top_first = self._read_tower(piece)
+            if top_first is not None and self.top_first is not None and top_first != self.top_first:
+                order = "top" if self.top_first else "bottom"
+                raise Violation(f"the tower {shorten(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
             peg = len(self._reading) if named is None else named
             if peg in self._reading:
                 raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")

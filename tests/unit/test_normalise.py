@@ -127,10 +127,19 @@ def test_drawings_of_the_cyclic_moves_read_back_as_those_moves(n):
 def test_the_articles_own_example_row_reads_as_its_discs():
     reader = DrawingReader(DRAWINGS, 16)
     row = "--------------------------------2--7-11-14-15-16|A"
-    assert reader._discs(reader._row(row, 0)) == (2, 7, 11, 14, 15, 16)
+    assert reader._row(row, 0) == (2, 7, 11, 14, 15, 16)
 
 
 START = drawing([[1, 2], [], []], 2)
+
+
+def test_a_drawing_whose_disc_is_not_right_aligned_in_its_slot_is_refused():
+    n = 10  # slots of three characters: '--1' is disc 1, '-1-' is none
+    good = drawing([list(range(1, n + 1)), [], []], n)
+    assert read_drawings(good, n) == []
+    shifted = [good[0].replace("--1-", "-1--", 1), *good[1:]]
+    with pytest.raises(Unreadable, match="right-aligned"):
+        read_drawings(shifted, n)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +149,8 @@ START = drawing([[1, 2], [], []], 2)
         ([], Unreadable, "has no drawing"),
         (["-1-2|B"], Unreadable, "'-1-2|B' should be the row of peg A, ending in |A"),
         (["-1-2"], Unreadable, "should be the row of peg A"),
-        (["-1-x|A"], Unreadable, "a row draws 2 slots of 2 characters, hyphens and digits, before the |"),
+        (["-1-x|A"], Unreadable, "a row draws 2 slots of 2 characters before the |, each hyphens or a disc's number right-aligned"),
+        (["1--2|A"], Unreadable, "a row draws 2 slots of 2 characters before the |"),  # disc 1 not right-aligned in its slot
         (["-1-2-|A"], Unreadable, "a row draws 2 slots"),
         (START[:3] + ["oops"], Unreadable, "'oops' should be the blank line after a drawing's 3 rows"),
         (drawing([[2], [1], []], 2), Violation, "the first drawing shows A: [2]; B: [1]; C: [], not all 2 discs on A"),
@@ -247,7 +257,8 @@ def test_states_several_towers_a_line_in_peg_order_top_or_bottom_first():
     assert reader.read("[[2, 1], [], []]") == []
     assert reader.read("[[2], [1], []]") == [Move(1, 0, 1)]
     assert reader.read("[[], [1], [2]]") == [Move(2, 0, 2)]
-    assert reader.read("[[], [], [1, 2]]") == [Move(1, 1, 2)]  # listed from the top this time
+    with pytest.raises(Violation, match=re.escape("the tower '1, 2]]' has a disc on a smaller one, read bottom first as the program lists its towers")):
+        reader.read("[[], [], [1, 2]]")  # listed the other way: disc 2 on disc 1
 
 
 @pytest.mark.parametrize(
