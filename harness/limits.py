@@ -34,10 +34,13 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 @dataclass(frozen=True)
 class Limits:
-    """What one cell may use besides its time: bytes of resident memory, and processes at once."""
+    """What one cell may use besides its time: bytes of resident memory, and processes at once.
+    ``files``: folders of the program's own view whose files are memory too (a sandbox's private
+    file systems), counted with its processes' where no control group charges them to the cell."""
 
     memory: int = DEFAULT_MEMORY
     processes: int = DEFAULT_PROCESSES
+    files: tuple[Path, ...] = ()
 
 
 DEFAULT_LIMITS = Limits()
@@ -365,7 +368,7 @@ class Fence:
 
     def _sample(self, members: Callable[[], Iterable[int]]) -> str | None:
         pids = list(members())
-        resident = sum(_resident(pid) for pid in pids)
+        resident = sum(_resident(pid) for pid in pids) + _files_held(pids, self.limits.files)
         self.peak_sampled = max(self.peak_sampled, resident)
         if resident > self.limits.memory:
             return memory_breach(self.limits, self.peak_sampled)
@@ -392,6 +395,29 @@ class Fence:
             self._thread.join()
         if self.group:
             self.group.close()
+
+
+def _files_held(pids: Iterable[int], folders: Iterable[Path]) -> int:
+    """Bytes of the files in ``folders`` as the tree sees them, through /proc/PID/root of a process
+    of it whose root is a view of its own (a sandbox's; not yet made, or the machine's, counts none)."""
+    folders = list(folders)
+    try:
+        machine = Path("/").stat()
+    except OSError:
+        return 0
+    for pid in pids if folders else ():
+        try:
+            root = Path(f"/proc/{pid}/root").stat()
+            if (root.st_dev, root.st_ino) == (machine.st_dev, machine.st_ino):
+                continue
+            return sum(_used(os.statvfs(f"/proc/{pid}/root{folder}")) for folder in folders)
+        except OSError:  # gone, or its view not made yet: the next one
+            continue
+    return 0
+
+
+def _used(stat: os.statvfs_result) -> int:
+    return (stat.f_blocks - stat.f_bfree) * stat.f_frsize
 
 
 def _resident(pid: int) -> int:
