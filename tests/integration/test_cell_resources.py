@@ -15,6 +15,7 @@ import time
 import pytest
 
 from conftest import ROOT, suite
+from harness.limits import CellGroup, Limits
 from integration.conftest import compare_json, needs_bubblewrap
 from integration.test_unprivileged import someone  # noqa: F401 (a fixture)
 
@@ -63,3 +64,25 @@ def test_files_in_the_sandboxs_dev_shm_and_tmp_are_the_cells_memory_as_another_u
     assert held(cells) == dict.fromkeys(FILLERS, ("error", HELD)), done.stdout + done.stderr
     assert time.monotonic() - started < 20, "a cell ran to its time-out"
 
+
+def control_groups() -> bool:
+    """Whether the harness can make a cell a control group of its own here."""
+    group = CellGroup.make(Limits())
+    if group is not None:
+        group.close()
+    return group is not None
+
+
+def test_a_neighbours_processes_never_take_a_cells_share_of_the_cpu(tmp_path, run_tmpdir):
+    """Beside a port that keeps 200 processes computing, each in a session of its own, a port that
+    needs half a second of CPU time passes within the time-out, every time."""
+    if not control_groups():
+        pytest.skip("a cell's share of the CPU is its control group's, and none can be made here")
+    root = suite(tmp_path, "hostile-busy", "modest", real=(), fakes_from=ISOLATION_PORTS)
+    outcomes = []
+    for _ in range(5):
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "binary", "--jobs", "2", "--timeout", "12", root=root, tmpdir=run_tmpdir)
+        cells = {cell["port"]: cell for cell in report["cells"]}
+        outcomes.append((cells["modest"]["outcome"], cells["modest"]["detail"]))
+        assert cells["hostile-busy"]["outcome"] == "error", done.stdout
+    assert outcomes == [("pass", "")] * 5, outcomes
