@@ -8,6 +8,8 @@ and kills on memory itself, so a fork bomb or a runaway allocation is stopped at
 control group is writable, a watcher samples the tree's resident memory and process count from
 /proc, and kills the tree when it crosses a limit: slower to notice, but the same verdict.
 Resident memory, not address space: SBCL, Go and the JVM reserve huge address spaces they never use.
+The group has the CPU controller too where the machine offers it, so that each cell weighs the same
+in the kernel's sharing of the CPU, however many processes or sessions its port starts.
 """
 
 from __future__ import annotations
@@ -29,15 +31,22 @@ DEFAULT_MEMORY = 2 << 30
 DEFAULT_PROCESSES = 256
 WATCH_SECONDS = 0.05
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+OPTIONAL_CONTROLLERS = ("cpu", "cpuacct")
+"""What a cell's group has where the machine offers it: its own share of the CPU (cpu: every cell's
+group weighs the same, so a port's share does not grow with its processes or sessions), and the
+count of its CPU time (cpuacct; cgroup v2's cpu.stat counts it always)."""
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one cell may use besides its time: bytes of resident memory, and processes at once."""
+    """What one cell may use besides its time: bytes of resident memory, and processes at once.
+    ``files``: folders of the program's own view whose files are memory too (a sandbox's private
+    file systems), counted with its processes' where no control group charges them to the cell."""
 
     memory: int = DEFAULT_MEMORY
     processes: int = DEFAULT_PROCESSES
+    files: tuple[Path, ...] = ()
 
 
 DEFAULT_LIMITS = Limits()
@@ -91,13 +100,18 @@ class CellGroup:
         version, parents = layout
         name = f"hanoi-{os.getpid()}-{next(cls._serial)}"
         group = cls(limits, {controller: parent / name for controller, parent in parents.items()}, version, owned=True)
-        accounting = group.folders.get("cpuacct")
-        if version == 1 and accounting is not None and not _try_mkdir(accounting):
-            del group.folders["cpuacct"]  # a figure for bench, not a limit: the group does without
+        made: set[Path] = set()
         try:
-            for folder in dict.fromkeys(group.folders.values()):
-                if folder != accounting or version == 2:
+            for controller, folder in list(group.folders.items()):
+                if folder in made:
+                    continue
+                if version == 1 and controller in OPTIONAL_CONTROLLERS:
+                    if not _try_mkdir(folder):
+                        del group.folders[controller]  # the group does without
+                        continue
+                else:
                     folder.mkdir()
+                made.add(folder)
             group._write_limits()
         except OSError:
             group.close()
@@ -227,21 +241,23 @@ def _layout() -> tuple[int, dict[str, Path]] | None:
         parent = unified / own["0"].lstrip("/")
         controllers = _read(parent / "cgroup.controllers").split()
         if {"memory", "pids"} <= set(controllers) and _delegate(parent):
-            return 2, {"memory": parent, "pids": parent, "cpuacct": parent}
+            shares = {"cpu": parent} if "cpu" in controllers and _delegate(parent, "cpu") else {}
+            return 2, {"memory": parent, "pids": parent, "cpuacct": parent, **shares}
     parents: dict[str, Path] = {}
-    for controller in ("memory", "pids", "cpuacct"):
+    for controller in ("memory", "pids", *OPTIONAL_CONTROLLERS):
         if controller in mounts and controller in own:
             parents[controller] = mounts[controller] / own[controller].lstrip("/")
-        elif controller != "cpuacct":  # CPU accounting is a figure for bench, not a limit: optional
+        elif controller not in OPTIONAL_CONTROLLERS:
             return None
     return 1, parents
 
 
-def _delegate(parent: Path) -> bool:
-    """Whether the v2 group can give its children memory and pids limits (it cannot while it
-    holds processes itself, unless it is the root)."""
+def _delegate(parent: Path, *controllers: str) -> bool:
+    """Whether the v2 group can give its children these controllers (by default memory and pids;
+    it cannot while it holds processes itself, unless it is the root)."""
+    wanted = set(controllers or ("memory", "pids"))
     enabled = set(_read(parent / "cgroup.subtree_control").split())
-    return {"memory", "pids"} <= enabled or _try_write(parent / "cgroup.subtree_control", "+memory +pids")
+    return wanted <= enabled or _try_write(parent / "cgroup.subtree_control", " ".join(f"+{name}" for name in sorted(wanted)))
 
 
 def _cgroup_mounts() -> dict[str, Path]:
@@ -365,7 +381,7 @@ class Fence:
 
     def _sample(self, members: Callable[[], Iterable[int]]) -> str | None:
         pids = list(members())
-        resident = sum(_resident(pid) for pid in pids)
+        resident = sum(_resident(pid) for pid in pids) + _files_held(pids, self.limits.files)
         self.peak_sampled = max(self.peak_sampled, resident)
         if resident > self.limits.memory:
             return memory_breach(self.limits, self.peak_sampled)
@@ -392,6 +408,29 @@ class Fence:
             self._thread.join()
         if self.group:
             self.group.close()
+
+
+def _files_held(pids: Iterable[int], folders: Iterable[Path]) -> int:
+    """Bytes of the files in ``folders`` as the tree sees them, through /proc/PID/root of a process
+    of it whose root is a view of its own (a sandbox's; not yet made, or the machine's, counts none)."""
+    folders = list(folders)
+    try:
+        machine = Path("/").stat()
+    except OSError:
+        return 0
+    for pid in pids if folders else ():
+        try:
+            root = Path(f"/proc/{pid}/root").stat()
+            if (root.st_dev, root.st_ino) == (machine.st_dev, machine.st_ino):
+                continue
+            return sum(_used(os.statvfs(f"/proc/{pid}/root{folder}")) for folder in folders)
+        except OSError:  # gone, or its view not made yet: the next one
+            continue
+    return 0
+
+
+def _used(stat: os.statvfs_result) -> int:
+    return (stat.f_blocks - stat.f_bfree) * stat.f_frsize
 
 
 def _resident(pid: int) -> int:

@@ -12,6 +12,7 @@ and nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import grp
 import os
@@ -36,6 +37,8 @@ SYSTEM_ETC = (
 )
 """What of /etc programs need to start: the loader, names, the locale, the time zone, Debian's
 alternatives, certificates. No shadow, no ssh, no sudoers, nothing a service keeps its secrets in."""
+SHARED_MEMORY = Path("/dev/shm")
+"""Where POSIX shared memory and semaphores live: a private file system of the sandbox's own, like /tmp."""
 SANDBOX_USER = "nobody"
 """Whom root's sandbox runs a port as: a user with no file of its own."""
 BWRAP = "bwrap"
@@ -74,9 +77,10 @@ class SandboxWalls(Walls):
         readable = [job.port.folder, *job.reads, *shown_reads(job.port.requires)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
+        limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             return PortProcess(
-                argv, job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes, pass_fds=descriptors,
+                argv, job.folder, job.seconds, job.stdin, limits=limits, env=environment, processes=self.processes, pass_fds=descriptors,
                 owner=becomes(user),
             )
 
@@ -222,12 +226,9 @@ def sandboxed(  # noqa: PLR0913
     own, ``files`` (accounts), no network, no other process, and nothing else of the machine. With
     ``own_users`` False, the sandbox keeps the machine's users, so that a command run in it as root
     can become another of them (setpriv), which a user namespace of its own would not map. Each
-    private folder holds at most ``size`` bytes: its files are memory, which no sample of the
-    program's processes counts."""
-    private = [Path("/tmp")]
-    tmpdir = os.environ.get("TMPDIR")
-    if tmpdir and Path(tmpdir) != Path("/tmp"):
-        private.append(Path(tmpdir))
+    private folder, /dev/shm among them, holds at most ``size`` bytes: its files are memory, and
+    the rest of /dev is read-only, so that nothing else there holds any."""
+    private = temporary_folders()
     shown = [*readable, *writable]
     sealed = list(dict.fromkeys(filter(None, (_sealed(path, private) for path in shown))))
     bounded = ("--size", str(size)) if size else ()
@@ -248,11 +249,20 @@ def sandboxed(  # noqa: PLR0913
     mounts = sorted(tmpfs + folders + binds, key=lambda mount: len(mount[0].parts))
     return [
         BWRAP, "--die-with-parent", *(("--unshare-all",) if own_users else SHARED_USERS), "--new-session",
-        *system_view(), *files, "--dev", "/dev", "--proc", "/proc",
+        *system_view(), *files, "--dev", "/dev", "--perms", "1777", *bounded, "--tmpfs", str(SHARED_MEMORY), "--proc", "/proc",
         *(part for _, arguments in mounts for part in arguments),
-        *(part for path in sealed for part in ("--remount-ro", str(path))), "--remount-ro", "/",
+        *(part for path in sealed for part in ("--remount-ro", str(path))), "--remount-ro", "/dev", "--remount-ro", "/",
         "--chdir", str(folder), "--", *argv,
     ]
+
+
+def temporary_folders() -> list[Path]:
+    """The sandbox's own /tmp, and the TMPDIR it is given where that is elsewhere."""
+    private = [Path("/tmp")]
+    tmpdir = os.environ.get("TMPDIR")
+    if tmpdir and Path(tmpdir) != Path("/tmp"):
+        private.append(Path(tmpdir))
+    return private
 
 
 def _within(path: Path, tops: Sequence[str | Path]) -> bool:
