@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.environment import port_environment, refused_read
-from harness.port import Requirement
+from harness.errors import ReadRefused
+from harness.port import Port
 from harness.runners.process import PortProcess
 from harness.runners.walls import Job, Walls, run_as
 
@@ -66,7 +67,7 @@ class SandboxWalls(Walls):
         if job.user is None and user is not None:
             for folder in job.writes:
                 _hand_over(folder, user)
-        readable = [job.port.folder, *job.reads, *shown_reads(job.port.requires)]
+        readable = [job.port.folder, *job.reads, *shown_reads(job.port)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
@@ -114,15 +115,20 @@ def sandbox_user() -> str:
     return f"{pwd.getpwuid(os.getuid()).pw_name} (the harness's user), in a user namespace of its own"
 
 
-def shown_reads(requires: Sequence[Requirement]) -> list[Path]:
-    """What the port's requirements name in ``reads``, where each is and may be shown: a link is
-    followed, and where it leads is held to the same rule as the manifest's path."""
+def shown_reads(port: Port) -> list[Path]:
+    """What the port's requirements name in ``reads`` and this machine has, where each leads once
+    its links are resolved, held there to the rule the manifest was held to (with the folder that
+    holds the port for the checkout); a :class:`~harness.errors.ReadRefused` for one that leads
+    where no port may read, before bubblewrap is asked for anything."""
     shown = []
-    for requirement in requires:
+    for requirement in port.requires:
         for path in requirement.reads:
             real = Path(path).resolve()
-            if real.exists() and refused_read(str(real)) is None:
-                shown.append(real)
+            if not real.exists():
+                continue
+            if why := refused_read(str(real), (port.folder.parent,)):
+                raise ReadRefused(f"[[requires]] 'reads' names {path}, which leads to {real} on this machine: {why}")
+            shown.append(real)
     return shown
 
 
