@@ -147,10 +147,10 @@ def private_places(ports: Iterable[Path] = ()) -> list[tuple[PurePosixPath, str]
     home of accounts that have none of their own), the folders that hold the ports (``ports``: the
     checkout), and the harness's TMPDIR, build cache and virtual environment; each both as named
     and where its links lead."""
-    places = [(PurePosixPath(path), "which the sandbox makes for every port itself") for path in SANDBOX_OWN]
-    places += [(PurePosixPath(path), "where keys and secrets are kept") for path in KEY_PLACES]
+    places = [(PurePosixPath(path), "what the sandbox makes for every port itself") for path in SANDBOX_OWN]
+    places += [(PurePosixPath(path), "a place where keys and secrets are kept") for path in KEY_PLACES]
     places += [(home, f"the home of {user.pw_name}") for user in pwd.getpwall() for home in _named_and_real(user.pw_dir)]
-    places += [(folder, "the ports' folder (the checkout)") for path in ports for folder in _named_and_real(path)]
+    places += [(folder, "the folder that holds the ports (the checkout)") for path in ports for folder in _named_and_real(path)]
     places += [(folder, "the harness's temporary folder (TMPDIR)") for folder in _named_and_real(os.environ.get("TMPDIR", ""))]
     places += [(folder, "the harness's build cache") for folder in _named_and_real(cache_root())]
     if sys.prefix != sys.base_prefix:
@@ -176,8 +176,10 @@ def refused_read(path: str, ports: Iterable[Path] = ()) -> str | None:
     if not any(asked.is_relative_to(top) and asked != top for top in READ_PLACES):
         return f"{path} is not among the places where a language's tools keep their data: /usr/..., /etc/NAME, /var/lib/NAME, /opt/NAME"
     for place, what in private_places(ports):
+        if asked == place:
+            return f"{path} is {what}: no port may read it"
         if asked.is_relative_to(place):
-            return f"{path} is {'' if asked == place else 'in '}{place}, {what}: no port may read it"
+            return f"{path} is in {place}, {what}: no port may read it"
         if place.is_relative_to(asked):
             return f"{path} holds {place}, {what}: no port may read it"
     return None
