@@ -34,7 +34,7 @@ SECRET_NAME = re.compile(
 ``DOCKER_AUTH_CONFIG``, ``SENTRY_DSN``; not ``GIT_AUTHOR_NAME`` or ``PATH``): never passed on, its
 value masked in reports."""
 SECRET_SHAPE = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"
+    r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
     r"|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}|dckr_pat_[A-Za-z0-9_-]{20,}|AIza[A-Za-z0-9_-]{35}|[rs]k_live_[A-Za-z0-9]{20,})"
     r"|https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks)/[A-Za-z0-9/_-]+"
@@ -42,8 +42,10 @@ SECRET_SHAPE = re.compile(
 )
 """Text shaped like a known token, whatever variable holds it: GitHub's, GitLab's, Slack's (and a
 Slack or Discord webhook's address), an AWS access key, a JWT, npm's, PyPI's, Docker Hub's,
-Google's, Stripe's, a PEM private key. Never passed to a port; masked in every report."""
-URL_CREDENTIALS = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/:@]*):(?P<password>[^\s/@]+)@")
+Google's, Stripe's, a PEM private key. Never passed to a port; masked in every report. A token
+starts where a run of its characters does (not after a letter, a digit, ``_`` or ``-``), so that
+masking tries each run once and takes a time linear in the text, whatever a port prints."""
+URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/:@]*):(?P<password>[^\s/@]+)@")
 """A URL that carries a user's password (``redis://default:PASSWORD@host``): its password is masked."""
 SECRET_VARIABLES = ("HANOI_PG_DSN", "DATABASE_URL", "PGPASSWORD")
 """Variables that hold a secret, or a connection string with one, under a name that does not say so."""
