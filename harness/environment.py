@@ -161,10 +161,11 @@ def private_places(ports: Iterable[Path] = ()) -> list[tuple[PurePosixPath, str]
 
 
 def _named_and_real(path: str | Path) -> set[PurePosixPath]:
-    """An absolute ``path`` as named and where its links lead; nothing for ``/`` or for no path."""
-    given = Path(path)
-    if not str(path) or not given.is_absolute():
+    """``path`` as named (from the current folder, where it is relative: a root given as ``.``) and
+    where its links lead; nothing for ``/`` or for no path."""
+    if not str(path):
         return set()
+    given = Path(path).absolute()
     return {PurePosixPath(os.path.normpath(given)), PurePosixPath(given.resolve())} - {PurePosixPath("/")}
 
 

@@ -212,3 +212,9 @@ def test_masking_takes_a_time_linear_in_what_a_port_prints(text):
     started = time.monotonic()
     assert Secrets({}).mask(text) == text
     assert time.monotonic() - started < 5
+
+
+def test_a_root_given_relative_is_the_folder_it_names(monkeypatch):
+    monkeypatch.chdir("/usr/share")
+    said = refused_read("/usr/share/doc", [Path()])
+    assert said is not None and "the folder that holds the ports" in said, said
