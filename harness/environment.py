@@ -45,12 +45,15 @@ Slack or Discord webhook's address), an AWS access key, a JWT, npm's, PyPI's, Do
 Google's, Stripe's, a PEM private key. Never passed to a port; masked in every report. A token
 starts where a run of its characters does (not after a letter, a digit, ``_`` or ``-``), so that
 masking tries each run once and takes a time linear in the text, whatever a port prints."""
-URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/:@]*):(?P<password>[^\s/@]+)@")
+URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)[^\s/:@]*:(?P<password>[^\s/@]+)@")
 """A URL that carries a user's password (``redis://default:PASSWORD@host``): its password is masked."""
 SECRET_VARIABLES = ("HANOI_PG_DSN", "DATABASE_URL", "PGPASSWORD")
 """Variables that hold a secret, or a connection string with one, under a name that does not say so."""
 SHORTEST_SECRET = 4
 """A shorter value (``1``, ``yes``) is no secret worth masking, and masking it would garble every report."""
+SETTINGS_WORDS = frozenset({"true", "false", "none", "null", "enabled", "disabled", "always", "never"})
+"""Values that say how, not what (``DOCKER_AUTH_DISABLED=true``): no secret, and masked they would
+garble every report that says ``true``."""
 MASK = "***"
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -93,8 +96,8 @@ class Secrets:
                     self.add(found["password"])
 
     def add(self, value: str | None) -> None:
-        """Mask ``value`` from now on (one too short to be a secret is not)."""
-        if value and len(value) >= SHORTEST_SECRET:
+        """Mask ``value`` from now on (one too short to be a secret, or a setting's word, is not)."""
+        if value and len(value) >= SHORTEST_SECRET and value.lower() not in SETTINGS_WORDS:
             with self._lock:
                 self._values.add(value)
 

@@ -218,3 +218,9 @@ def test_a_root_given_relative_is_the_folder_it_names(monkeypatch):
     monkeypatch.chdir("/usr/share")
     said = refused_read("/usr/share/doc", [Path()])
     assert said is not None and "the folder that holds the ports" in said, said
+
+
+def test_a_setting_under_a_secret_name_is_no_secret_to_mask():
+    """``*AUTH*`` names settings too: their words stay in the reports, which would otherwise lose every 'true'."""
+    secrets = Secrets({"DOCKER_AUTH_DISABLED": "true", "OAUTH_MODE": "None", "NPM_AUTH": "s3cr3t-npm-auth"})
+    assert secrets.mask("true None s3cr3t-npm-auth") == "true None ***"
