@@ -236,7 +236,8 @@ class _Timer:
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
         except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
-            cell.status, cell.detail, cell.runs, cell.to_devnull, cell.harness_seconds = BenchStatus.ERROR, str(error), [], [], None
+            detail = self.gate.secrets.mask(str(error))  # a port's stderr, as a cell's detail quotes it
+            cell.status, cell.detail, cell.runs, cell.to_devnull, cell.harness_seconds = BenchStatus.ERROR, detail, [], [], None
 
     def _through_compare(self, port: Port, bench_cell: BenchCell) -> float:
         """One run of ``harness compare`` of the cell, in these settings, timed as the shell sees it."""

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from harness.environment import cache_root
 from harness.errors import BuildFailed, Interrupted
 from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.runners.base import Runner
@@ -37,13 +38,6 @@ COPY_BLOCK = 1 << 20
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
-
-
-def cache_root() -> Path:
-    """Where built programs are kept: $HANOI_CACHE, or hanoi-polyglot in the user's cache folder."""
-    if os.environ.get("HANOI_CACHE"):
-        return Path(os.environ["HANOI_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hanoi-polyglot"
 
 
 class Builds:

@@ -93,7 +93,7 @@ def load_port(manifest: Path) -> Port:
         if len(raw) > MANIFEST_BYTES:
             raise ManifestError(f"larger than {MANIFEST_BYTES >> 10} KiB, the most a manifest may be")
         text = raw.decode("utf-8")
-        return _parse(name, folder, tomllib.loads(text))
+        return _parse(name, folder, tomllib.loads(text), (manifest.parent.parent, folder.parent))
     except UnicodeDecodeError as error:
         why = f"not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}"
         where += ":" + str(error.object.count(b"\n", 0, error.start) + 1)
@@ -155,7 +155,9 @@ def _check_folder(folder: Path) -> None:
                 raise ManifestError(f"{shown!r} is neither a file nor a folder (a device, a pipe or a socket): a port's folder holds its sources")
 
 
-def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
+def _parse(name: str, folder: Path, data: dict[str, Any], holders: tuple[Path, ...]) -> Port:
+    """The port a manifest's ``data`` describes; ``holders``, the folders that hold the port (the
+    root as it lists it, and the folder it is in), which no requirement may read."""
     _known(data, PORT_KEYS, "")
     methods = _strings(data, "methods")
     unknown = sorted(set(methods) - set(METHODS))
@@ -171,11 +173,11 @@ def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
         _known(table, PROGRAM_KEYS, f"[method.{method}] ")
     shared = {key: data[key] for key in PROGRAM_KEYS if key in data}
     default_methods = [method for method in methods if method not in overrides]
-    default = _program(folder, shared, "", len(default_methods)) if default_methods else None
+    default = _program(folder, shared, "", len(default_methods), holders) if default_methods else None
     programs: dict[str, Program] = {}
     for method in methods:
         if method in overrides:
-            programs[method] = _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1)
+            programs[method] = _program(folder, {**shared, **overrides[method]}, f"[method.{method}] ", 1, holders)
         elif default is not None:  # it is, for every method without a table of its own
             programs[method] = default
     summary = data.get("summary", "")
@@ -237,7 +239,7 @@ def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
         raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}", strays[0])
 
 
-def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Program:
+def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holders: tuple[Path, ...]) -> Program:
     """One program, for ``serves`` methods, from its keys; ``where`` says which table they came from."""
     try:
         command, build = _strings(data, "command"), _commands(data)
@@ -275,7 +277,7 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables")
         return Program(
-            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry) for entry in requires),
+            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry, holders) for entry in requires),
             _variables(data),
         )
     except ManifestError as error:
@@ -380,7 +382,7 @@ def _placeholders(text: str) -> set[str] | None:
         return None
 
 
-def _requirement(entry: object) -> Requirement:
+def _requirement(entry: object, holders: tuple[Path, ...]) -> Requirement:
     if not isinstance(entry, dict) or not isinstance(entry.get("executable"), str):
         raise ManifestError("each [[requires]] needs an 'executable'")
     _known(entry, REQUIRE_KEYS, "[[requires]] ")
@@ -395,7 +397,7 @@ def _requirement(entry: object) -> Requirement:
             raise ManifestError(f"[[requires]] '{key}' names packages, separated by spaces; {refused[:60]!r} is not a {key} package's name")
     reads = _strings(entry, "reads")
     for path in reads:
-        if why := refused_read(path):
+        if why := refused_read(path, holders):
             raise ManifestError(f"[[requires]] 'reads': {why}", "reads", value=path)
     return Requirement(entry["executable"], _strings(entry, "version"), **texts, reads=reads)
 

@@ -54,6 +54,13 @@ class StartFailed(CellError):
     """The port's program could not be started (not found, not executable, a folder that is gone)."""
 
 
+class ReadRefused(CellError):
+    """What a manifest's ``reads`` names leads, on this machine, to a place no port may read (a link
+    into a home, the checkout, a key's folder): the sandbox is not made, and the cell says why."""
+
+    reason = Reason.MANIFEST
+
+
 class BuildFailed(CellError):
     """The build command failed or ran too long; the message says how, with the compiler's first words."""
 

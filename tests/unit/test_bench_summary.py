@@ -16,7 +16,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from rich.console import Console
 
-from harness.bench import CATALOGUE_N, LABEL_CHARS, ROW, BenchCell, Run, bench_svg, bench_to_json, plan, render_bench
+from harness.bench import CATALOGUE_N, LABEL_CHARS, ROW, BenchCell, Run, _Timer, bench_svg, bench_to_json, plan, render_bench
+from harness.environment import Secrets
+from harness.errors import BenchError
 from harness.model import METHODS
 from harness.report import WRITERS
 from harness.report.figures import BenchStatus, catalogue
@@ -207,3 +209,21 @@ def test_twenty_five_ports_are_a_row_a_line_on_a_terminal_of_120_columns_and_off
 def test_text_from_a_port_is_shown_as_typed_on_a_terminal():
     cells, figures = made_up(["python", HOSTILE])
     assert "\n".join(shown(cells, figures, 80, terminal=False)).count(HOSTILE) == 1 + 4 + 2  # its cells, a row a method, its versions
+
+
+def test_a_cell_that_errors_while_timed_has_its_secrets_masked(monkeypatch):
+    """What a port wrote to stderr while it was timed reaches the figures as the cell's detail: a
+    token in it is masked, as in every report."""
+    token = "glpat-" + "Ti3med-St0derr_" * 2
+
+    class Gate:
+        secrets = Secrets({})
+
+    def fails(*_):
+        raise BenchError(f"exited with code 1; stderr: deploying with {token}")
+
+    timer = _Timer(None, 1, Gate(), None, None)  # type: ignore[arg-type]
+    monkeypatch.setattr(timer, "_harness_reading", fails)
+    cell = BenchCell("leaky", "binary", 5)
+    timer.time(cell, type("Port", (), {"program": lambda self, method: None})())  # type: ignore[arg-type]
+    assert cell.status == BenchStatus.ERROR and cell.detail == "exited with code 1; stderr: deploying with ***", cell.detail

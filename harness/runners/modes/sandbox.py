@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.environment import port_environment, refused_read
-from harness.port import Requirement
+from harness.errors import ReadRefused
+from harness.port import Port, Requirement
 from harness.runners.process import PortProcess
 from harness.runners.walls import Job, Walls, becomes, run_as
 
@@ -74,7 +75,7 @@ class SandboxWalls(Walls):
         if job.user is None and user is not None:
             for folder in job.writes:
                 _hand_over(folder, user)
-        readable = [job.port.folder, *job.reads, *shown_reads(job.port.requires)]
+        readable = [job.port.folder, *job.reads, *shown_reads(job.port)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
@@ -134,7 +135,7 @@ def hidden(requirement: Requirement) -> str | None:
     found = shutil.which(requirement.executable)
     if found is None:
         return None
-    shown = [*map(Path, SYSTEM), *shown_reads([requirement])]
+    shown = [*map(Path, SYSTEM), *(Path(path).resolve() for path in requirement.reads)]
     inside = [folder for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if folder and _within(Path(folder).resolve(), shown)]
     if shutil.which(requirement.executable, path=os.pathsep.join(inside)) is not None:
         return None
@@ -144,15 +145,20 @@ def hidden(requirement: Requirement) -> str | None:
     )
 
 
-def shown_reads(requires: Sequence[Requirement]) -> list[Path]:
-    """What the port's requirements name in ``reads``, where each is and may be shown: a link is
-    followed, and where it leads is held to the same rule as the manifest's path."""
+def shown_reads(port: Port) -> list[Path]:
+    """What the port's requirements name in ``reads`` and this machine has, where each leads once
+    its links are resolved, held there to the rule the manifest was held to (with the folder that
+    holds the port for the checkout); a :class:`~harness.errors.ReadRefused` for one that leads
+    where no port may read, before bubblewrap is asked for anything."""
     shown = []
-    for requirement in requires:
+    for requirement in port.requires:
         for path in requirement.reads:
             real = Path(path).resolve()
-            if real.exists() and refused_read(str(real)) is None:
-                shown.append(real)
+            if not real.exists():
+                continue
+            if why := refused_read(str(real), (port.folder.parent,)):
+                raise ReadRefused(f"[[requires]] 'reads' names {path}, which leads to {real} on this machine: {why}")
+            shown.append(real)
     return shown
 
 

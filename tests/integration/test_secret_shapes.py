@@ -1,0 +1,47 @@
+"""Secrets under names that do not say "token": a port's manifest may name a variable whose value is
+a URL with a password or a token (REDIS_URL, BUILD_INFO), and the harness may hold others whose
+names say so in other words (CI_JOB_JWT, GH_PAT, SLACK_WEBHOOK_URL, DOCKER_AUTH_CONFIG). A port held
+in the sandbox or a container is passed none of them; in every mode, no report shows their values,
+nor a token the port prints of its own."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import ROOT, suite
+from integration.conftest import compare_json
+
+ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
+REDIS_PASSWORD = "R3dis-pa55word"
+SHAPED = {
+    "CI_JOB_JWT": "eyJhbGciOiJSUzI1NiJ9.eyJuYW1lc3BhY2VfaWQiOiI0MiJ9.c2lnbmVkLWJ5LXRoZS1DSQ",
+    "GH_PAT": "github_pat_11AAAAAAA0" + "b" * 40,
+    "REDIS_URL": f"redis://default:{REDIS_PASSWORD}@redis.internal:6379/0",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T0000/B0000/" + "Wh00k" * 4,
+    "DOCKER_AUTH_CONFIG": '{"auths":{"registry.example":{"auth":"aGFub2k6ZG9ja2VyLXB3"}}}',
+    "BUILD_INFO": "glpat-" + "Bu1ld-1nfo_" * 2,
+}
+OWN_TOKEN = "ghp_" + "Own0Token" * 4
+NAMES = ("CI_JOB_JWT", "GH_PAT", "REDIS_URL", "SLACK_WEBHOOK_URL", "DOCKER_AUTH_CONFIG", "BUILD_INFO")
+
+
+def test_no_secret_under_another_name_reaches_a_held_port_or_any_report(tmp_path, mode, run_tmpdir):
+    root = suite(tmp_path, "prints-secret-shapes", real=(), fakes_from=ISOLATION_PORTS)
+    junit, markdown = tmp_path / "report.xml", tmp_path / "report.md"
+    done, report = compare_json(
+        tmp_path, "--n", "0", "--method", "binary", "--isolation", mode, "--junit", str(junit), "--markdown", str(markdown),
+        root=root, env={**SHAPED, "HANOI_VISIBLE": "seen-by-its-manifest"}, tmpdir=run_tmpdir,
+    )
+    [cell] = report["cells"]
+    assert cell["reason"] == "crash", cell
+    shown = "\n".join([done.stdout, done.stderr, json.dumps(report), junit.read_text(), markdown.read_text()])
+    for secret in (*SHAPED.values(), REDIS_PASSWORD, OWN_TOKEN):
+        assert secret not in shown, secret
+    assert "its own: ***" in cell["detail"], cell["detail"]
+    names = set(cell["detail"].split("names: ", 1)[1].split(" | ", 1)[0].split())
+    assert "HANOI_VISIBLE=seen-by-its-manifest" in cell["detail"], cell["detail"]
+    if mode == "subprocess":
+        assert set(NAMES) <= names, names
+        assert "CI_JOB_JWT=***" in cell["detail"] and "REDIS_URL=***" in cell["detail"], cell["detail"]
+    else:
+        assert not set(NAMES) & names, names
