@@ -157,3 +157,10 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
     entry = pwd.getpwnam(user)
     drop = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]
+
+
+def hand_over(folder: Path, uid: int, gid: int) -> None:
+    """Make a job's own folder (a build's) the user's it runs as, so that it may write there and
+    nowhere else: each file and link as itself, no link followed (rglob enters no linked folder)."""
+    for path in (folder, *folder.rglob("*")):
+        os.chown(path, uid, gid, follow_symlinks=False)
