@@ -217,11 +217,16 @@ def _mark_done(entry: Path) -> None:
 
 def _strip_setid(entry: Path) -> None:
     """Take the setuid and setgid bits off everything the build left (read with lstat; a link is
-    never followed, and no process of the build is left to swap a file for one)."""
+    never followed, and no process of the build is left to swap a file for one). A setuid or setgid
+    file with another name elsewhere (a hard link to a system's program) is the build's error,
+    and left as it is: its bits are that program's."""
     for path in _below(entry):
-        mode = os.lstat(path).st_mode
-        if mode & SETID and (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            os.chmod(path, stat.S_IMODE(mode) & ~SETID)  # noqa: PTH101 - a file or folder, never a link
+        found = os.lstat(path)
+        if not found.st_mode & SETID or not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
+            continue
+        if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+            raise BuildFailed(f"the build left a setuid or setgid file with other names outside its cache entry: {Path(path).relative_to(entry)}")
+        os.chmod(path, stat.S_IMODE(found.st_mode) & ~SETID)  # noqa: PTH101 - a file or folder, never a link
 
 
 def _written(entry: Path) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import pwd
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +162,10 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
 
 def hand_over(folder: Path, uid: int, gid: int) -> None:
     """Make a job's own folder (a build's) the user's it runs as, so that it may write there and
-    nowhere else: each file and link as itself, no link followed (rglob enters no linked folder)."""
+    nowhere else: each file and link as itself, no link followed (rglob enters no linked folder),
+    and no file of another's that has other names (a hard link an earlier command made to a file
+    elsewhere), which would hand that file over too."""
     for path in (folder, *folder.rglob("*")):
-        os.chown(path, uid, gid, follow_symlinks=False)
+        found = path.lstat()
+        if (found.st_uid, found.st_gid) != (uid, gid) and (found.st_nlink == 1 or stat.S_ISDIR(found.st_mode)):
+            os.chown(path, uid, gid, follow_symlinks=False)

@@ -21,6 +21,7 @@ from harness.discover import load_port
 from harness.errors import BuildFailed
 from harness.model import Finish
 from harness.runners.base import Runner
+from harness.runners.walls import hand_over
 
 
 class Done(Runner):
@@ -136,3 +137,31 @@ def test_a_full_disk_when_the_mark_is_written_is_the_builds_error(tmp_path, monk
     with pytest.raises(BuildFailed, match=r"^the build's cache entry could not be written: No space left on device$"):
         built(tmp_path, monkeypatch, program)
     assert list((tmp_path / "cache" / "builds" / "port").glob("*/")) == []
+
+
+def test_a_setuid_file_linked_from_elsewhere_is_the_builds_error_and_keeps_its_bits(tmp_path, monkeypatch):
+    """A hard link into the entry to a setuid program elsewhere (as a build may make where the kernel
+    lets it, fs.protected_hardlinks=0): taking the bit off would change that program too."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("#!/bin/sh\n")
+    elsewhere.chmod(0o4755)
+
+    def linking(folder: Path) -> None:
+        program(folder)
+        os.link(elsewhere, folder / "su")
+
+    with pytest.raises(BuildFailed, match="setuid or setgid file with other names outside its cache entry: build/su$"):
+        built(tmp_path, monkeypatch, linking)
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o4755
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing a folder over is root's")
+def test_handing_a_folder_over_hands_over_no_file_linked_from_elsewhere(tmp_path):
+    folder = tmp_path / "entry"
+    folder.mkdir()
+    elsewhere = tmp_path / "shadow"
+    elsewhere.write_text("root's\n")
+    os.link(elsewhere, folder / "linked")
+    (folder / "own").write_text("the build's\n")
+    hand_over(folder, 65534, 65534)
+    assert (elsewhere.stat().st_uid, (folder / "own").stat().st_uid, folder.stat().st_uid) == (0, 65534, 65534)
