@@ -8,6 +8,12 @@ tree ended with it), within the build's time, and its output is kept as its firs
 however much it prints. A finished build folder is kept in the cache, keyed by the build's commands
 (n and method filled in), the compilers they name and every file below the port's folder, so a
 program is built once per n (or once, if its build does not use n) until any of its sources changes.
+
+A cache entry is the port's to write, so the harness, often root, trusts nothing in it: it follows
+no link there (its done mark is made with O_EXCL and O_NOFOLLOW and read with lstat, the program
+must be a file of its own), strips every setuid and setgid bit from what a build leaves, and holds
+a build to BUILD_BYTES of the cache; a build that breaks any of these, or meets a full disk, is its
+own cell's build error, and its entry is removed.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import fcntl
 import functools
 import hashlib
 import os
+import re
 import shutil
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +33,7 @@ from pathlib import Path
 
 from harness.environment import cache_root
 from harness.errors import BuildFailed, Interrupted
+from harness.limits import size
 from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.runners.base import Runner
 from harness.runners.process import EMPTY_STDERR, StderrKeeper
@@ -35,6 +44,13 @@ DONE_NAME = "done"
 """In a cache entry: the program, the private build folder, and the mark of a build that finished."""
 LOCK_POLL_SECONDS = 0.1
 COPY_BLOCK = 1 << 20
+BUILD_BYTES = 1 << 30
+"""The most one build may keep in the cache: its entry's files, each counted as at least FILE_BYTES
+(so that a million empty files are as much as four gigabytes), watched every WATCH_SECONDS while
+each command runs and counted again after it."""
+FILE_BYTES = 4096
+WATCH_SECONDS = 0.25
+SETID = stat.S_ISUID | stat.S_ISGID
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
@@ -74,7 +90,7 @@ class Builds:
         with lock, _held(entry.with_suffix(".lock"), timeout, self._closing):
             if entry in self._failures:
                 raise BuildFailed(self._failures[entry])
-            if not (entry / DONE_NAME).is_file():
+            if not _finished(entry):
                 try:
                     steps = commands(program, method, n, built.at(inside) if inside else built)
                     _build(port.folder, entry, built, steps, start, timeout, deadline)
@@ -112,8 +128,10 @@ def _compiler_here(name: str) -> str:
 def _held(path: Path, timeout: float, closing: Callable[[], bool]) -> Iterator[None]:
     """Hold a lock file, so that another harness building the same waits for this one; waiting is
     bounded by the build's time and ends when the run is closing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
+    with _cache_written():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644), "a")
+    with handle:
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -131,33 +149,132 @@ def _held(path: Path, timeout: float, closing: Callable[[], bool]) -> Iterator[N
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float, deadline: float) -> None:
-    """Copy the port's folder into a fresh build folder, run the build there, and mark it done, all
-    before ``deadline``, the end of the build's ``timeout`` seconds; or leave nothing of it behind."""
-    shutil.rmtree(entry, ignore_errors=True)  # a build that did not finish, in a run that was killed
-    entry.mkdir(parents=True)
+@contextlib.contextmanager
+def _cache_written() -> Iterator[None]:
+    """The harness's own writing to the cache (its folders, a copy of the port, a mark) failing, a
+    full disk most often: the cell's build error, saying why in a line, never an exception that
+    names another port's files, nor shutil's list of every file it could not copy."""
     try:
-        shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
+        yield
+    except shutil.Error as error:  # copytree's list of (source, target, why) for each file it could not copy
+        failures = error.args[0] if error.args and isinstance(error.args[0], list) else [("", "", str(error))]
+        why = re.sub(r"^\[Errno \d+\] |: '.*'$", "", str(failures[0][-1]))
+        raise BuildFailed(f"the build's cache entry could not be written: {why}") from None
+    except OSError as error:
+        raise BuildFailed(f"the build's cache entry could not be written: {error.strerror or error}") from None
+
+
+def _finished(entry: Path) -> bool:
+    """Whether the entry holds a finished build: its done mark is there, a file (lstat: a link the
+    build left in its place is no mark, and the entry is built again, from nothing)."""
+    try:
+        return stat.S_ISREG(os.lstat(entry / DONE_NAME).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float, deadline: float) -> None:
+    """Copy the port's folder into a fresh build folder, run the build there, make what it left
+    safe to keep, and mark it done, all before ``deadline``, the end of the build's ``timeout``
+    seconds; or leave nothing of it behind."""
+    shutil.rmtree(entry, ignore_errors=True)  # a build that did not finish, in a run that was killed
+    try:
+        with _cache_written():
+            entry.mkdir(parents=True)
+            shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
         run_commands(steps, built.folder, start, timeout, deadline)
-        require_program(steps, built.binary.is_file)
-        (entry / DONE_NAME).touch()
+        require_program(steps, lambda: _is_file(built.binary))
+        with _cache_written():
+            _strip_setid(entry)
+            _mark_done(entry)
     except BaseException:
-        shutil.rmtree(entry, ignore_errors=True)
+        shutil.rmtree(entry, ignore_errors=True)  # rmtree follows no link: it removes the link
         raise
 
 
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file itself, not a link to one."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _mark_done(entry: Path) -> None:
+    """Make the entry's done mark, a file of the harness's own: one that is there already (a link
+    to a file anywhere, say) is the build's, never opened, and the build's error."""
+    try:
+        os.close(os.open(entry / DONE_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    except FileExistsError:
+        raise BuildFailed(f"the build left a {DONE_NAME!r} in its cache entry, where only the harness marks a finished build") from None
+
+
+def _strip_setid(entry: Path) -> None:
+    """Take the setuid and setgid bits off everything the build left (read with lstat; a link is
+    never followed, and no process of the build is left to swap a file for one). A setuid or setgid
+    file with another name elsewhere (a hard link to a system's program) is the build's error,
+    and left as it is: its bits are that program's."""
+    for path in _below(entry):
+        found = os.lstat(path)
+        if not found.st_mode & SETID or not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
+            continue
+        if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+            raise BuildFailed(f"the build left a setuid or setgid file with other names outside its cache entry: {Path(path).relative_to(entry)}")
+        os.chmod(path, stat.S_IMODE(found.st_mode) & ~SETID)  # noqa: PTH101 - a file or folder, never a link
+
+
+def _written(entry: Path) -> int:
+    """What a build's entry holds, in bytes: each file's blocks, but at least FILE_BYTES a file;
+    links are counted, never followed; files that go while being counted are not."""
+    total = 0
+    for path in _below(entry):
+        with contextlib.suppress(FileNotFoundError):
+            total += max(os.lstat(path).st_blocks * 512, FILE_BYTES)
+    return total
+
+
+def _below(entry: Path) -> Iterator[str]:
+    """The entry and everything in it, by path; os.walk enters no linked folder."""
+    yield str(entry)
+    for folder, names, files in os.walk(entry):
+        for name in (*names, *files):
+            yield os.path.join(folder, name)  # noqa: PTH118 - os.walk hands strings
+
+
 def _copy(source: str, target: str, *, deadline: float) -> str:
-    """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes
-    (which copytree, collecting only OSErrors, lets through at once)."""
-    with open(source, "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
+    """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes,
+    or a full disk stops it (which copytree, collecting only OSErrors, lets through at once)."""
+    with _cache_written(), open(source, "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
         while block := reading.read(COPY_BLOCK):
             writing.write(block)
             try:
                 past(deadline)
             except TimeoutError:
                 raise BuildFailed("copying the port's folder for the build ran past its time (--build-timeout)") from None
-    shutil.copystat(source, target)
+        shutil.copystat(source, target)
     return target
+
+
+@contextlib.contextmanager
+def _bounded(entry: Path, runner: Runner) -> Iterator[threading.Event]:
+    """Watch what the build writes to its entry while it runs, every WATCH_SECONDS: past
+    BUILD_BYTES, the build is stopped, and the event set says so."""
+    over, ended = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        while not ended.wait(WATCH_SECONDS):
+            if _written(entry) > BUILD_BYTES:
+                over.set()
+                runner.stop()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield over
+    finally:
+        ended.set()
+        watcher.join()
 
 
 def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], bool]) -> None:
@@ -169,17 +286,19 @@ def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], b
 
 def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: StartCommand, timeout: float, deadline: float) -> None:
     """Run the build's commands in order in ``folder``, all before ``deadline`` (the end of the
-    build's ``timeout`` seconds), stopping at the first that fails: :class:`BuildFailed` saying which
-    and how, in the compiler's words."""
+    build's ``timeout`` seconds), each within BUILD_BYTES of its entry (the folder's parent),
+    stopping at the first that fails: :class:`BuildFailed` saying which and how, in the compiler's words."""
     for argv, shown in steps:
         left = deadline - time.monotonic()
         if left <= 0:
             raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout) before {shown}")
         said = StderrKeeper()
-        with start(argv, folder, left) as runner:
+        with start(argv, folder, left) as runner, _bounded(folder.parent, runner) as over:
             for block in runner.output():
                 said.feed(block)
             finish = runner.finish()
+        if over.is_set() or _written(folder.parent) > BUILD_BYTES:
+            raise BuildFailed(f"the build wrote more than {size(BUILD_BYTES)} to the cache, the most one build may keep: {shown}")
         if finish.timed_out:
             raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout): {shown}")
         if finish.limit:

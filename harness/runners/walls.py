@@ -13,6 +13,7 @@ import importlib
 import os
 import pwd
 import shutil
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,3 +172,14 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
     entry = pwd.getpwuid(uid)
     drop = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]
+
+
+def hand_over(folder: Path, uid: int, gid: int) -> None:
+    """Make a job's own folder (a build's) the user's it runs as, so that it may write there and
+    nowhere else: each file and link as itself, no link followed (rglob enters no linked folder),
+    and no file of another's that has other names (a hard link an earlier command made to a file
+    elsewhere), which would hand that file over too."""
+    for path in (folder, *folder.rglob("*")):
+        found = path.lstat()
+        if (found.st_uid, found.st_gid) != (uid, gid) and (found.st_nlink == 1 or stat.S_ISDIR(found.st_mode)):
+            os.chown(path, uid, gid, follow_symlinks=False)

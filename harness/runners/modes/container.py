@@ -28,10 +28,12 @@ from harness.model import Finish, Usage
 from harness.port import Port
 from harness.runners.base import Runner
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
-from harness.runners.walls import Job, Walls
+from harness.runners.walls import Job, Walls, hand_over
 
-CELL_USER = "65534:65534"
-"""Cells run as nobody: root in the container could do more with a read-only root than it should."""
+NOBODY = 65534
+CELL_USER = f"{NOBODY}:{NOBODY}"
+"""Cells run as nobody: root in the container could do more with a read-only root than it should.
+So do builds, where the harness is root: a build run as root could leave a setuid-root program."""
 STDIN_VARIABLE = "HANOI_STDIN"
 RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
@@ -100,11 +102,16 @@ class ContainerWalls(Walls):
     def start(self, job: Job) -> ContainerCell:
         """The job's program in a container of its own: the port's folder read-only at /port, the
         folder it reads (a build's cache entry) read-only at BUILD_MOUNT, or the one it writes there
-        and writable, then as this machine's user, so that what it makes is this user's to keep."""
+        and writable. It runs as nobody, but for a build of a harness that is not root, which runs
+        as this machine's user, so that what it makes is this user's to keep; root's hands the
+        folder over to nobody first, as the sandbox does."""
         shared = [*((folder, f"{BUILD_MOUNT}:ro") for folder in job.reads), *((folder, f"{BUILD_MOUNT}:rw") for folder in job.writes)]
         if len(shared) > 1:
             raise ContainerError(f"a container shows one folder besides the port's, at {BUILD_MOUNT}; this program needs {len(shared)}")
-        user = f"{os.getuid()}:{os.getgid()}" if job.writes else CELL_USER
+        user = CELL_USER if not job.writes or os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+        if user == CELL_USER:
+            for folder in job.writes:
+                hand_over(folder, NOBODY, NOBODY)
         container = self.containers.start(job.port, dict(shared), user=user)
         workdir = Path(PORT_MOUNT)
         for folder, _ in shared:

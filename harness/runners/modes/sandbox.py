@@ -27,7 +27,7 @@ from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
 from harness.runners.process import PortProcess
-from harness.runners.walls import Job, Walls, becomes, run_as
+from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""
@@ -73,8 +73,9 @@ class SandboxWalls(Walls):
         the sandbox, and the program in it becomes that user, with no capability left, before it starts."""
         user = job.user or (SANDBOX_USER if os.geteuid() == 0 else None)
         if job.user is None and user is not None:
+            entry = pwd.getpwnam(user)
             for folder in job.writes:
-                _hand_over(folder, user)
+                hand_over(folder, entry.pw_uid, entry.pw_gid)
         readable = [job.port.folder, *job.reads, *shown_reads(job.port)]
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
@@ -197,13 +198,6 @@ def _group_name(gid: int, fallback: str) -> str:
         return grp.getgrgid(gid).gr_name
     except KeyError:
         return fallback
-
-
-def _hand_over(folder: Path, user: str) -> None:
-    """Make a job's own folder (a build's) the sandbox user's, so that it may write there and nowhere else."""
-    entry = pwd.getpwnam(user)
-    for path in (folder, *folder.rglob("*")):
-        os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
 
 
 def system_view() -> list[str]:

@@ -1,0 +1,135 @@
+"""What a build leaves in the cache is the port's, and the harness (root, here) trusts none of it: a
+link a build puts where the harness marks a finished build is never followed, and is the build's
+error; no setuid or setgid file survives in the cache; what one build may write there is bounded;
+and a full disk is a named build error of the cell that met it. In every mode that can run here."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, harness_here
+from integration.conftest import compare_json
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="what the harness does as root is the point")
+
+SCRIPT = '[ "$1" = 0 ] || echo "1 0 2"\n'
+"""The port's program: the one move of one disc."""
+
+
+def scripted_port(root: Path, name: str, build: str) -> Path:
+    """A port whose program is SCRIPT, copied to {binary} by ``build``, a shell command that runs in
+    the build's folder (its cache entry is the folder above) and may do more."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "hanoi.sh").write_text(SCRIPT)
+    (folder / "language.toml").write_text(textwrap.dedent(f"""\
+        methods = ["recursive"]
+        build = ["sh", "-c", {json.dumps(build)}, "{{binary}}"]
+        command = ["sh", "{{binary}}", "{{n}}"]
+        [output]
+        patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
+        pegs = ["0", "1", "2"]
+    """))
+    return folder
+
+
+def run_cells(tmp_path: Path, root: Path, mode: str, run_tmpdir: Path, *args: str) -> dict[str, dict]:
+    """Each port's one cell (n = 1), run in ``mode`` with a cache of the test's own, by port."""
+    done, report = compare_json(
+        tmp_path, "--n", "1", "--method", "recursive", "--isolation", mode, *args,
+        root=root, env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir, run=harness_here,
+    )
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return {cell["port"]: cell for cell in report["cells"]}
+
+
+def test_a_link_a_build_leaves_for_its_done_mark_is_never_followed(tmp_path, mode, run_tmpdir):
+    """One build links its entry's done mark to a file that is not there, in a folder only root may
+    write, another to one that is: the harness creates neither and touches neither, each cell is its
+    build's error naming the mark, and the entry is gone."""
+    guarded = tmp_path / "root-only"
+    guarded.mkdir(mode=0o700)
+    planted, touched = guarded / "planted", guarded / "touched"
+    touched.write_text("as it was\n")
+    os.utime(touched, (1_000_000_000, 1_000_000_000))
+    root = tmp_path / "ports"
+    scripted_port(root, "planting", f'cp hanoi.sh "$0" && ln -s {planted} ../done')
+    scripted_port(root, "touching", f'cp hanoi.sh "$0" && ln -s {touched} ../done')
+    cells = run_cells(tmp_path, root, mode, run_tmpdir)
+    assert not planted.exists() and not planted.is_symlink()
+    assert (touched.read_text(), touched.stat().st_mtime) == ("as it was\n", 1_000_000_000)
+    for name in ("planting", "touching"):
+        assert (cells[name]["outcome"], cells[name]["reason"]) == ("error", "build"), cells[name]
+        assert "'done'" in cells[name]["detail"], cells[name]
+    assert not any((tmp_path / "cache" / "builds").glob("*/*/done"))
+
+
+def test_no_setuid_or_setgid_file_survives_in_the_cache(tmp_path, mode, run_tmpdir):
+    """A build that copies a shell and makes it and its program setuid and setgid: the cell passes,
+    and nothing in the cache keeps either bit (nor, in a container, belongs to root)."""
+    root = tmp_path / "ports"
+    scripted_port(root, "setuid", 'cp hanoi.sh "$0" && cp "$(command -v sh)" shell && chmod ug+s shell "$0" && mkdir kept && chmod g+s kept')
+    cells = run_cells(tmp_path, root, mode, run_tmpdir)
+    assert cells["setuid"]["outcome"] == "pass", cells["setuid"]
+    kept = [path for path in (tmp_path / "cache" / "builds").rglob("*") if not path.is_symlink()]
+    assert any(path.name == "shell" for path in kept)
+    assert [path for path in kept if path.lstat().st_mode & (stat.S_ISUID | stat.S_ISGID)] == []
+    if mode == "container":
+        assert [path for path in kept if path.name == "shell" and path.lstat().st_uid == 0] == []
+
+
+def test_a_build_that_writes_past_its_bound_is_its_cells_error_and_leaves_nothing(tmp_path, mode, run_tmpdir, monkeypatch):
+    """Under a bound of 4 MiB: a build that writes 20 MB at once, and one that writes without end, a
+    megabyte at a time (up to 30 s), are each their cell's build error, saying the bound, long before their
+    time; their entries are gone; the port beside them, which writes little, passes."""
+    monkeypatch.setattr("harness.build.BUILD_BYTES", 4 << 20, raising=False)
+    root = tmp_path / "ports"
+    scripted_port(root, "burst", 'head -c 20000000 /dev/zero > big; cp hanoi.sh "$0"')
+    scripted_port(root, "endless", 'while :; do head -c 1048576 /dev/zero >> big; sleep 0.05; done')
+    scripted_port(root, "modest", 'head -c 1000000 /dev/zero > small; cp hanoi.sh "$0"')
+    started = time.monotonic()
+    cells = run_cells(tmp_path, root, mode, run_tmpdir, "--timeout", "30")
+    assert time.monotonic() - started < 25
+    for name in ("burst", "endless"):
+        assert (cells[name]["outcome"], cells[name]["reason"]) == ("error", "build"), cells[name]
+        assert cells[name]["detail"].startswith("the build wrote more than 4 MiB to the cache, the most one build may keep"), cells[name]
+        assert list((tmp_path / "cache" / "builds" / name).glob("*/")) == []
+    assert cells["modest"]["outcome"] == "pass", cells["modest"]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A file system of 2 MiB of its own for the test's cache (a tmpfs), unmounted after."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0755", "tmpfs", str(cache)], capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip(f"no tmpfs could be mounted for the cache: {mounted.stderr.strip()}")
+    yield cache
+    subprocess.run(["umount", "-l", str(cache)], check=True)
+
+
+def test_a_full_disk_is_the_build_error_of_the_cell_that_met_it(tmp_path, small_disk, run_tmpdir):
+    """On a cache disk of 2 MiB: a port whose folder is larger cannot be copied for its build, a
+    build that fills the disk fails, each its own cell's build error saying the disk is full; the
+    port that needs no build passes, and a small build after them passes too."""
+    root = tmp_path / "ports"
+    bulky = scripted_port(root, "bulky", 'cp hanoi.sh "$0"')
+    (bulky / "data.bin").write_bytes(b"\0" * (3 << 20))
+    scripted_port(root, "filler", 'head -c 3000000 /dev/zero > big; cp hanoi.sh "$0"')
+    scripted_port(root, "small", 'cp hanoi.sh "$0"')
+    (root / "python").symlink_to(ROOT / "python")
+    cells = run_cells(tmp_path, root, "subprocess", run_tmpdir)
+    assert (cells["bulky"]["reason"], cells["bulky"]["detail"]) == (
+        "build", "the build's cache entry could not be written: No space left on device"
+    ), cells["bulky"]
+    assert cells["filler"]["reason"] == "build" and "No space left on device" in cells["filler"]["detail"], cells["filler"]
+    assert (cells["small"]["outcome"], cells["python"]["outcome"]) == ("pass", "pass"), cells
