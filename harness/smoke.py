@@ -94,19 +94,11 @@ def _refused(gate: Gate, port: Port, method: str, settings: Settings, spelled: t
     query ends in an error."""
     program = port.program(method)
     try:
-        runner = gate.start(port, method, program.min_n if n is None else n, settings, spelled=spelled)
-        with runner:
-            head = bytearray()
-            for block in runner.output():
-                head += block
-                if len(head) >= HEAD_BYTES:
-                    runner.stop()
-                    break
-            finish = runner.finish()
+        head, finish = gate.start(port, method, program.min_n if n is None else n, settings, spelled=spelled).head(HEAD_BYTES)
     except CellError as error:  # it could not be started, or what runs it stopped answering
         return f"{error}"
     if head:
-        first = bytes(head).split(b"\n", 1)[0].decode("utf-8", "replace")[:80]
+        first = head.split(b"\n", 1)[0].decode("utf-8", "replace")[:80]
         return f"printed {first!r}, where a refusal prints nothing"
     if finish.timed_out:
         return f"did not end within {settings.timeout:g} s"

@@ -68,6 +68,19 @@ class Runner(ABC):
         if halt:
             self._halt()
 
+    def head(self, most: int) -> tuple[bytes, Finish]:
+        """The program's output up to its first ``most`` bytes, the program stopped once they are
+        read (a version command's first line, a refusal that should print nothing), and how it ended;
+        nothing of it is left behind."""
+        read = bytearray()
+        with self:
+            for block in self.output():
+                read += block
+                if len(read) >= most:
+                    self.stop()
+                    break
+            return bytes(read), self.finish()
+
     def close(self) -> None:
         """Leave nothing of the program behind; by default, finishing it does that."""
         self.finish()

@@ -116,15 +116,8 @@ class Walls(ABC):
             runner = self.start(Job(port, argv, port.folder, min(seconds, VERSION_SECONDS), names=names))
         except CellError as error:
             return None, f"{shown}: {error}"
-        head = bytearray()
         try:
-            with runner:
-                for block in runner.output():
-                    head += block
-                    if len(head) >= VERSION_BYTES:
-                        runner.stop()
-                        break
-                finish = runner.finish()
+            head, finish = runner.head(VERSION_BYTES)
         except CellError as error:  # the Docker engine stopped answering while it ran, say
             return None, f"{shown}: {error}"
         said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")

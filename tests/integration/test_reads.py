@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from integration.conftest import NO_SANDBOX
+from integration.test_sandbox_view import PROBE
 
 MANIFEST = """\
 summary = "reads what its manifest names, and prints it"
@@ -34,13 +35,6 @@ reads = [READS]
 [output]
 patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
 pegs = ["0", "1", "2"]
-"""
-PROBE = """\
-seen=""
-n=$1; shift
-for path in "$@"; do seen="$seen $(cat "$path" 2>/dev/null | tr -d '\\n')"; done
-echo "probe ran; seen:$seen"
-echo "1 0 2"
 """
 
 pytestmark = pytest.mark.skipif(
