@@ -16,20 +16,29 @@ from harness.discover import MANIFEST, load_port
 MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
 
 
+ARCHIVE = ("hanoi-interpreter", "hanoi-tool")
+"""The packages the stubbed apt's lists hold."""
+
+
 def stubbed_installers(tmp_path: Path) -> tuple[str, Path]:
-    """A PATH whose apt-get and sudo only write down how they were called, and that file."""
+    """A PATH whose apt-get, sudo and brew only write down how they were called, and that file, and
+    whose apt-cache lists the names of ARCHIVE that start as asked (``pkgnames PREFIX``)."""
     stubs, calls = tmp_path / "stubs", tmp_path / "calls"
     stubs.mkdir()
-    for name in ("apt-get", "sudo", "brew"):
+    for name in ("apt-get", "sudo", "brew", "apt-cache"):
         (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
         (stubs / name).chmod(0o755)
+    with (stubs / "apt-cache").open("a") as lists:
+        lists.write(f'for name in {" ".join(ARCHIVE)}; do case "$name" in "$3"*) echo "$name";; esac; done\n')
     return f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", calls
 
 
 def port_needing(tmp_path: Path, name: str, packages: str, key: str = "debian") -> Path:
+    """A port of its own executable, which no machine has, and the packages that would provide it."""
     folder = tmp_path / "fakes" / name
     folder.mkdir(parents=True)
-    (folder / MANIFEST).write_text(MISSING.replace('install = "apt-get install hanoi-interpreter"', f"{key} = {packages!r}"))
+    manifest = MISSING.replace('install = "apt-get install hanoi-interpreter"', f"{key} = {packages!r}")
+    (folder / MANIFEST).write_text(manifest.replace("hanoi-interpreter-nobody-has", f"hanoi-{name}-nobody-has"))
     return folder
 
 
@@ -61,7 +70,7 @@ def test_real_package_names_are_taken(tmp_path, key, text):
 
 def test_an_executable_that_is_a_path_or_an_option_is_refused(tmp_path):
     folder = port_needing(tmp_path, "path", "hanoi-tool")
-    (folder / MANIFEST).write_text((folder / MANIFEST).read_text().replace('executable = "hanoi-interpreter-nobody-has"', 'executable = "../../bin/evil"'))
+    (folder / MANIFEST).write_text((folder / MANIFEST).read_text().replace('executable = "hanoi-path-nobody-has"', 'executable = "../../bin/evil"'))
     assert "'executable' is a program's name" in (load_port(folder / MANIFEST).manifest_error or "")
 
 
@@ -77,3 +86,25 @@ def test_doctor_install_passes_names_after_a_double_dash_and_never_a_manifests_o
     assert done.returncode == 1 and "Traceback" not in done.stderr
     listed = harness_here("--root", str(root), "list", "--format", "plain", "--port", "option")
     assert listed.returncode == 1 and "'debian' names packages" in listed.stdout + listed.stderr, listed.stdout + listed.stderr
+
+
+def test_doctor_install_never_hands_apt_a_name_it_would_read_as_an_action_or_a_pattern(tmp_path):
+    """apt removes a package named with a trailing '-' and reads a name it does not know as a regular
+    expression (``lib.+``, every package whose name holds "lib"; ``hanoi.tool``, hanoi-tool): the
+    first are their ports' manifest errors, and a name apt's lists do not hold exactly is not given."""
+    port_needing(tmp_path, "lacking", "hanoi-interpreter")
+    port_needing(tmp_path, "removes", "openssh-server- sudo-")
+    port_needing(tmp_path, "matches", "lib.+")
+    port_needing(tmp_path, "unknown", "hanoi.tool")
+    root = suite(tmp_path, "lacking", "removes", "matches", "unknown", real=(), fakes_from=tmp_path / "fakes")
+    path, calls = stubbed_installers(tmp_path)
+    done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": path})
+    called = calls.read_text()
+    installs = [line.removeprefix("sudo ") for line in called.splitlines() if "apt-get install" in line]
+    assert installs == ["apt-get install -y -qq -- hanoi-interpreter"], called
+    assert "sudo-" not in called and "lib." not in called, called
+    assert done.returncode == 1 and "apt's lists hold no package named hanoi.tool, so apt-get was not given it" in done.stderr, done.stderr
+    checked = harness_here("check", str(root))
+    assert checked.returncode == 1, checked.stdout
+    assert f"{root / 'removes' / MANIFEST}:9: [[requires]] 'debian' names packages, separated by spaces; 'openssh-server-'" in checked.stdout, checked.stdout
+    assert f"{root / 'matches' / MANIFEST}:9: [[requires]] 'debian' names packages, separated by spaces; 'lib.+'" in checked.stdout, checked.stdout
