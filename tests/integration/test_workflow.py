@@ -18,7 +18,7 @@ import jsonschema
 import pytest
 
 from conftest import FAKE_PORTS, ROOT, harness_here, suite
-from integration.conftest import REAL_PORTS, harness
+from integration.conftest import REAL_PORTS, harness, stubbed_installers
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CI = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
@@ -106,18 +106,13 @@ def test_the_ports_step_fails_when_harness_list_does_and_lists_every_port_when_i
 
 def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs_own_python(tmp_path):
     """The action's install step, as a port job runs it, with apt-get and sudo that only write down how
-    they were called."""
+    they were called (integration.conftest.stubbed_installers)."""
     lacking = tmp_path / "fakes" / "lacking"
     lacking.mkdir(parents=True)
     manifest = (FAKE_PORTS / "missing-interpreter" / "language.toml").read_text()
     (lacking / "language.toml").write_text(manifest.replace('install = "apt-get install hanoi-interpreter"', 'debian = "hanoi-interpreter"'))
     root = suite(tmp_path, "lacking", real=("python",), fakes_from=tmp_path / "fakes")
-    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
-    stubs.mkdir()
-    for name in ("apt-get", "sudo"):
-        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
-        (stubs / name).chmod(0o755)
-    path = f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    path, calls = stubbed_installers(tmp_path)
 
     script = step_script("doctor", ACTION)
     env = {"PATH": path, "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root), "GITHUB_OUTPUT": str(tmp_path / "output")}
