@@ -173,7 +173,7 @@ def _parse(name: str, folder: Path, data: dict[str, Any]) -> Port:
         raise ManifestError(f"'methods' must name some of {', '.join(METHODS)}; unknown: {', '.join(unknown)}", "methods")
     overrides = data.get("method", {})
     if not isinstance(overrides, dict) or not all(isinstance(table, dict) for table in overrides.values()):
-        raise ManifestError("[method.NAME] must be tables, one for each method that runs differently")
+        raise ManifestError("[method.NAME] must be tables, one for each method that runs differently", "method")
     strays = sorted(set(overrides) - set(methods))
     if strays:
         raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'", strays[0])
@@ -268,9 +268,10 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             raise ManifestError("'command' and 'build' may not hold a NUL character", "command" if any("\0" in part for part in command) else "build")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
         if bool(command) == bool(query):
-            raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
+            either = "postgresql" if query else "command"
+            raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither", either)
         if build and not command:
-            raise ManifestError("'build' makes a program for 'command' to run")
+            raise ManifestError("'build' makes a program for 'command' to run", "build")
         _check_build_places(command, build_parts, bool(build))
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
@@ -295,7 +296,7 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int) -> Pro
             raise ManifestError("'max_n' is the largest number of discs the program takes, from min_n to 64", "max_n")
         requires = data.get("requires", [])
         if not isinstance(requires, list):
-            raise ManifestError("'requires' is a list of [[requires]] tables")
+            raise ManifestError("'requires' is a list of [[requires]] tables", "requires")
         return Program(
             _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry) for entry in requires),
             _variables(data),
@@ -310,11 +311,11 @@ def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         steps = tuple(_strings({"build": item}, "build") for item in value)
         if not all(steps):
-            raise ManifestError("each command in 'build' must name a program")
+            raise ManifestError("each command in 'build' must name a program", "build")
         return steps
     one = _strings(data, "build") if isinstance(value, list) and all(isinstance(item, str) for item in value) else None
     if one is None:
-        raise ManifestError("'build' must be a command (a list of strings) or a list of commands, run in order")
+        raise ManifestError("'build' must be a command (a list of strings) or a list of commands, run in order", "build")
     return (one,) if one else ()
 
 
@@ -323,16 +324,17 @@ def _check_build_places(command: tuple[str, ...], build: tuple[str, ...], built:
     folder), and a {binary} it runs is one the build makes; without, neither place exists."""
     running, making = " ".join(command), " ".join(build)
     if not built and any(place in running + making for place in ("{binary}", "{build}")):
-        raise ManifestError("{binary} and {build} name what 'build' makes: without 'build', use neither")
+        named = "{binary}" if "{binary}" in running + making else "{build}"
+        raise ManifestError("{binary} and {build} name what 'build' makes: without 'build', use neither", value=named)
     if built and "{binary}" not in running and "{build}" not in running:
-        raise ManifestError("with 'build', 'command' runs what it made: {binary} (the program) or {build} (the build folder)")
+        raise ManifestError("with 'build', 'command' runs what it made: {binary} (the program) or {build} (the build folder)", "command")
     if built and "{binary}" in running and "{binary}" not in making:
-        raise ManifestError("'command' runs {binary}, so 'build' must make it: give the compiler {binary} as its output")
+        raise ManifestError("'command' runs {binary}, so 'build' must make it: give the compiler {binary} as its output", "build")
 
 
 def _output(table: object) -> Output:
     if not isinstance(table, dict):
-        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required")
+        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required", "output")
     _known(table, OUTPUT_KEYS, "[output] ")
     output_format = table.get("format", DEFAULT)
     if output_format not in READERS:
@@ -345,7 +347,7 @@ def _output(table: object) -> Output:
     if reading.patterns != bool(texts):
         needing = " or ".join(name for name, other in READERS.items() if other.patterns)
         without = " or ".join(name for name, other in READERS.items() if not other.patterns)
-        raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}")
+        raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}", "patterns")
     patterns = tuple(_move_pattern(text, reading) for text in texts)
     ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
     separator = table.get("separator")
@@ -378,7 +380,7 @@ def _variables(data: dict[str, Any]) -> tuple[str, ...]:
 
 def _query(folder: Path, table: object) -> Query:
     if not isinstance(table, dict):
-        raise ManifestError("[postgresql] must be a table with 'load' and 'query'")
+        raise ManifestError("[postgresql] must be a table with 'load' and 'query'", "postgresql")
     _known(table, QUERY_KEYS, "[postgresql] ")
     load = tuple(folder / name for name in _strings(table, "load"))
     sql = table.get("query")
@@ -404,13 +406,16 @@ def _placeholders(text: str) -> set[str] | None:
 
 def _requirement(entry: object) -> Requirement:
     if not isinstance(entry, dict) or not isinstance(entry.get("executable"), str):
-        raise ManifestError("each [[requires]] needs an 'executable'")
+        raise ManifestError("each [[requires]] needs an 'executable'", "requires")
     _known(entry, REQUIRE_KEYS, "[[requires]] ")
     if not EXECUTABLE_NAME.fullmatch(entry["executable"]):
-        raise ManifestError(f"[[requires]] 'executable' is a program's name, as PATH finds it: {entry['executable'][:60]!r} is not")
+        raise ManifestError(
+            f"[[requires]] 'executable' is a program's name, as PATH finds it: {entry['executable'][:60]!r} is not",
+            "executable", entry["executable"], "requires",
+        )
     texts = {key: entry.get(key, "") for key in ("install", "debian", "homebrew")}
-    if not all(isinstance(text, str) for text in texts.values()):
-        raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings")
+    if wrong := next((key for key, text in texts.items() if not isinstance(text, str)), None):
+        raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings", wrong, table="requires")
     for key, grammar in PACKAGE_NAMES.items():
         refused = next((name for name in texts[key].split() if not re.fullmatch(grammar, name)), None)
         if refused is not None:

@@ -152,3 +152,20 @@ def test_every_page_that_links_a_source_escapes_its_address(tmp_path):
     port = Port(name="good", folder=tmp_path, methods=("recursive",), sources=(source,))
     card = _card("recursive", "good", _shown(report, [port]), None)
     assert f'<a href="{escaped}" rel="noreferrer">' in card and ODD_URL not in card
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        ('executable = "tool"', 'executable = "../bin/tool"', 8),  # an executable that is a path
+        ('debian = "tool"', "install = 3", 9),  # advice that is no string
+        ('"hanoi", "{method}"', '"{binary}", "{method}"', 2),  # {binary} without a build
+        ('command = ["hanoi"', 'build = ["cc", "-o", "{binary}", "x.c"]\ncommand = ["hanoi"', 3),  # a build whose program is not run
+        ("methods = [", "method = 3\nmethods = [", 1),  # [method] that is no table
+    ],
+)
+def test_every_fault_of_a_key_that_is_written_names_its_line(tmp_path, old, new, line):
+    text = MANIFEST.format(key="debian", value='"tool"', url='"https://example.org/"')
+    assert old in text
+    error = manifest_error(tmp_path, text=text.replace(old, new, 1))
+    assert error is not None and error.startswith(at_line(tmp_path, line)), error
