@@ -13,6 +13,7 @@ import os
 import re
 import string
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,16 @@ QUERY_KEYS = ("load", "query")
 EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 """A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
 PACKAGE_NAMES = {
-    "debian": re.compile(r"[a-z0-9][a-z0-9+.-]+"),
-    "homebrew": re.compile(r"(?:[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*/)?[a-z0-9][a-z0-9@._+-]*"),
+    "debian": r"(?!\S*\.\+)[a-z0-9][a-z0-9+.-]*(?:[a-z0-9]|\+\+)",
+    "homebrew": r"(?!\S*\.rb(?:\s|$))(?:[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*/)?[a-z0-9][a-z0-9@._+-]*",
 }
-"""The names each package manager takes (Debian's policy; Homebrew's formulae, in a tap or not): a
-manifest's text reaches an installer only as such a name, never as an option or a command line."""
+"""The names each package manager takes, as a manifest's ``debian`` and ``homebrew`` give them,
+separated by spaces; a manifest's text reaches an installer only as such names, never as an option,
+an action or a pattern. Debian's: its policy's ``[a-z0-9][a-z0-9+.-]+``, ending in a letter or a
+digit, or in ``++`` (``g++``), never in the ``-`` or ``+`` by which apt removes or installs what the
+rest names, and with no ``.+``; no release (``/``), version (``=``), architecture (``:``) or
+pattern (``?``, ``*``, ``[``). Homebrew's: a formula's name, or ``user/tap/name``; no path or
+address (``./x.rb``, ``x.rb``, ``https:``), which brew would read a formula from."""
 SOURCE_KEYS = ("title", "author", "published", "terms", "methods", "url")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
@@ -112,15 +118,17 @@ def load_port(manifest: Path) -> Port:
 
 def manifest_line(text: str, error: ManifestError) -> int | None:
     """The line of a manifest that an error is about, for ``path:line:`` as editors read it: from
-    the header of the table the error is in (or the top), the line that writes the pattern it
+    the header of the table the error is in (or the top), the line that writes the value it
     quarrels with, else the first that sets or opens the key it names (``key =``, ``a.key =``,
-    ``[key]``, ``[[a.key]]``); None where neither shows."""
+    ``[key]``, ``[[a.key]]``), else the first that opens a table through it (``[table.key.more]``,
+    ``key.more =``); None where none shows."""
     numbered = list(enumerate(text.splitlines(), 1))
     if error.table is not None:
         header = re.compile(rf"\s*\[\[?\s*{re.escape(error.table)}\s*[.\]]")
         numbered = list(itertools.dropwhile(lambda line: not header.match(line[1]), numbered)) or numbered
     if error.value is not None:
-        written = (f"'{error.value}'", json.dumps(error.value, ensure_ascii=False))  # a literal string, or a basic one
+        # a literal string, or a basic one, with its characters as they are or as escapes
+        written = (f"'{error.value}'", json.dumps(error.value, ensure_ascii=False), json.dumps(error.value))
         found = next((number for number, line in numbered if any(form in line for form in written)), None)
         if found is not None:
             return found
@@ -128,7 +136,9 @@ def manifest_line(text: str, error: ManifestError) -> int | None:
         return None
     name = re.escape(error.key)
     sets = re.compile(rf"""\s*(?:\[\[?\s*)?(?:[\w"' .-]*\.\s*)?(?:{name}|"{name}"|'{name}')\s*(?:=|\])""")
-    return next((number for number, line in numbered if sets.match(line)), None)
+    within = rf"{re.escape(error.table)}\s*\.\s*" if error.table else ""
+    opens = re.compile(rf"""\s*(?:\[\[?\s*{within}|(?!\[))(?:{name}|"{name}"|'{name}')\s*\.""")  # [table.key.more], key.more =
+    return next((number for grammar in (sets, opens) for number, line in numbered if grammar.match(line)), None)
 
 
 def _check_folder(folder: Path) -> None:
@@ -165,7 +175,7 @@ def _parse(name: str, folder: Path, data: dict[str, Any], holders: tuple[Path, .
         raise ManifestError(f"'methods' must name some of {', '.join(METHODS)}; unknown: {', '.join(unknown)}", "methods")
     overrides = data.get("method", {})
     if not isinstance(overrides, dict) or not all(isinstance(table, dict) for table in overrides.values()):
-        raise ManifestError("[method.NAME] must be tables, one for each method that runs differently")
+        raise ManifestError("[method.NAME] must be tables, one for each method that runs differently", "method")
     strays = sorted(set(overrides) - set(methods))
     if strays:
         raise ManifestError(f"[method.{strays[0]}] is for a method the port does not list in 'methods'", strays[0])
@@ -225,18 +235,30 @@ def _sources(entries: object, methods: tuple[str, ...]) -> tuple[Source, ...]:
         followed = _strings(entry, "methods")
         if strays := [method for method in followed if method not in methods]:
             raise ManifestError(f"[[source]] 'methods' names {strays[0]!r}, which the port does not list in 'methods'", "source")
-        url = entry.get("url", "")
-        if not isinstance(url, str) or url and not SOURCE_URL.fullmatch(url):
-            raise ManifestError("[[source]] 'url' is the document's address, http:// or https:// with no space or quote", "source")
-        sources.append(Source(**texts, methods=followed or methods, url=url))
+        sources.append(Source(**texts, methods=followed or methods, url=_url(entry.get("url", ""))))
     return tuple(sources)
+
+
+def _url(url: object) -> str:
+    """A [[source]]'s address, as a page links it and a reader sees it: no control or format
+    character (a NUL, a right-to-left override), which would show one address and lead to another."""
+    if not isinstance(url, str):
+        raise ManifestError("[[source]] 'url' is the document's address, a string", "url", table="source")
+    if unseen := next((character for character in url if unicodedata.category(character) in ("Cc", "Cf")), None):
+        raise ManifestError(
+            f"[[source]] 'url' holds U+{ord(unseen):04X}, a control or format character (bidi, zero-width), which a reader does not see",
+            "url", url, "source",
+        )
+    if url and not SOURCE_URL.fullmatch(url):
+        raise ManifestError("[[source]] 'url' is the document's address, http:// or https:// with no space or quote", "url", url, "source")
+    return url
 
 
 def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
     """Refuse a key the harness does not know: a misspelt one would otherwise be ignored."""
     strays = [key for key in table if key not in keys]
     if strays:
-        raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}", strays[0])
+        raise ManifestError(f"{where}unknown key {strays[0]!r}; the keys here are {', '.join(keys)}", strays[0], table=where.strip(" []") or None)
 
 
 def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holders: tuple[Path, ...]) -> Program:
@@ -248,9 +270,10 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
             raise ManifestError("'command' and 'build' may not hold a NUL character", "command" if any("\0" in part for part in command) else "build")
         query = _query(folder, data["postgresql"]) if "postgresql" in data else None
         if bool(command) == bool(query):
-            raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither")
+            either = "postgresql" if query else "command"
+            raise ManifestError("give either 'command' (a program) or a [postgresql] table (a query), not both or neither", either)
         if build and not command:
-            raise ManifestError("'build' makes a program for 'command' to run")
+            raise ManifestError("'build' makes a program for 'command' to run", "build")
         _check_build_places(command, build_parts, bool(build))
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
@@ -275,13 +298,13 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
             raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {MOST_DISCS}", "max_n")
         requires = data.get("requires", [])
         if not isinstance(requires, list):
-            raise ManifestError("'requires' is a list of [[requires]] tables")
+            raise ManifestError("'requires' is a list of [[requires]] tables", "requires")
         return Program(
             _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry, holders) for entry in requires),
             _variables(data),
         )
     except ManifestError as error:
-        raise ManifestError(f"{where}{error}", error.key, error.value, where.strip(" []") or None) from None
+        raise ManifestError(f"{where}{error}", error.key, error.value, where.strip(" []") or error.table) from None
 
 
 def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -290,11 +313,11 @@ def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         steps = tuple(_strings({"build": item}, "build") for item in value)
         if not all(steps):
-            raise ManifestError("each command in 'build' must name a program")
+            raise ManifestError("each command in 'build' must name a program", "build")
         return steps
     one = _strings(data, "build") if isinstance(value, list) and all(isinstance(item, str) for item in value) else None
     if one is None:
-        raise ManifestError("'build' must be a command (a list of strings) or a list of commands, run in order")
+        raise ManifestError("'build' must be a command (a list of strings) or a list of commands, run in order", "build")
     return (one,) if one else ()
 
 
@@ -303,16 +326,17 @@ def _check_build_places(command: tuple[str, ...], build: tuple[str, ...], built:
     folder), and a {binary} it runs is one the build makes; without, neither place exists."""
     running, making = " ".join(command), " ".join(build)
     if not built and any(place in running + making for place in ("{binary}", "{build}")):
-        raise ManifestError("{binary} and {build} name what 'build' makes: without 'build', use neither")
+        named = "{binary}" if "{binary}" in running + making else "{build}"
+        raise ManifestError("{binary} and {build} name what 'build' makes: without 'build', use neither", value=named)
     if built and "{binary}" not in running and "{build}" not in running:
-        raise ManifestError("with 'build', 'command' runs what it made: {binary} (the program) or {build} (the build folder)")
+        raise ManifestError("with 'build', 'command' runs what it made: {binary} (the program) or {build} (the build folder)", "command")
     if built and "{binary}" in running and "{binary}" not in making:
-        raise ManifestError("'command' runs {binary}, so 'build' must make it: give the compiler {binary} as its output")
+        raise ManifestError("'command' runs {binary}, so 'build' must make it: give the compiler {binary} as its output", "build")
 
 
 def _output(table: object) -> Output:
     if not isinstance(table, dict):
-        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required")
+        raise ManifestError("an [output] table with 'pegs' (and 'patterns', for lines or states) is required", "output")
     _known(table, OUTPUT_KEYS, "[output] ")
     output_format = table.get("format", DEFAULT)
     if output_format not in READERS:
@@ -325,7 +349,7 @@ def _output(table: object) -> Output:
     if reading.patterns != bool(texts):
         needing = " or ".join(name for name, other in READERS.items() if other.patterns)
         without = " or ".join(name for name, other in READERS.items() if not other.patterns)
-        raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}")
+        raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}", "patterns")
     patterns = tuple(_move_pattern(text, reading) for text in texts)
     ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
     separator = table.get("separator")
@@ -358,7 +382,7 @@ def _variables(data: dict[str, Any]) -> tuple[str, ...]:
 
 def _query(folder: Path, table: object) -> Query:
     if not isinstance(table, dict):
-        raise ManifestError("[postgresql] must be a table with 'load' and 'query'")
+        raise ManifestError("[postgresql] must be a table with 'load' and 'query'", "postgresql")
     _known(table, QUERY_KEYS, "[postgresql] ")
     load = tuple(folder / name for name in _strings(table, "load"))
     sql = table.get("query")
@@ -384,17 +408,24 @@ def _placeholders(text: str) -> set[str] | None:
 
 def _requirement(entry: object, holders: tuple[Path, ...]) -> Requirement:
     if not isinstance(entry, dict) or not isinstance(entry.get("executable"), str):
-        raise ManifestError("each [[requires]] needs an 'executable'")
+        raise ManifestError("each [[requires]] needs an 'executable'", "requires")
     _known(entry, REQUIRE_KEYS, "[[requires]] ")
     if not EXECUTABLE_NAME.fullmatch(entry["executable"]):
-        raise ManifestError(f"[[requires]] 'executable' is a program's name, as PATH finds it: {entry['executable'][:60]!r} is not")
+        raise ManifestError(
+            f"[[requires]] 'executable' is a program's name, as PATH finds it: {entry['executable'][:60]!r} is not",
+            "executable", entry["executable"], "requires",
+        )
     texts = {key: entry.get(key, "") for key in ("install", "debian", "homebrew")}
-    if not all(isinstance(text, str) for text in texts.values()):
-        raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings")
+    if wrong := next((key for key, text in texts.items() if not isinstance(text, str)), None):
+        raise ManifestError("[[requires]] 'install', 'debian' and 'homebrew' are strings", wrong, table="requires")
     for key, grammar in PACKAGE_NAMES.items():
-        refused = next((name for name in texts[key].split() if not grammar.fullmatch(name)), None)
+        refused = next((name for name in texts[key].split() if not re.fullmatch(grammar, name)), None)
         if refused is not None:
-            raise ManifestError(f"[[requires]] '{key}' names packages, separated by spaces; {refused[:60]!r} is not a {key} package's name")
+            raise ManifestError(
+                f"[[requires]] '{key}' names packages, separated by spaces; {refused[:60]!r} is not a {key} package's name"
+                " (see docs/SPEC.md: nothing an installer reads as an option, an action or a pattern)",
+                key, texts[key], "requires",
+            )
     reads = _strings(entry, "reads")
     for path in reads:
         if why := refused_read(path, holders):

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 MAX_ASKED = 64
 """The most version commands asked at once."""
+NOT_ASKED = "version not asked: harness list --verbose asks it"
+"""Why a version is unknown where the version commands were not run: each is the port's code."""
 
 
 class Gate:
@@ -136,8 +138,9 @@ class Gate:
 
     def versions(self, ports: list[Port], start: bool = True) -> dict[str, dict[str, tuple[str | None, str]]]:
         """Each port's interpreters' versions, by port and executable, and why one says nothing, if it
-        does not; for a port in PostgreSQL, its server's (without ``start``, only what can be known
-        without starting one: the embedded server's, from its program). Each version command runs within the walls
+        does not; for a port in PostgreSQL, its server's. Without ``start``, only what can be known
+        without running anything of a port's or starting a server: no version command (it is the
+        port's code), and the embedded server's version, from its program. Each version command runs within the walls
         as the port's programs do, all at once (up to MAX_ASKED), within one VERSION_SECONDS (and the
         cell's --timeout) for them all, however many there are."""
         deadline = time.monotonic() + min(self.settings.timeout, VERSION_SECONDS)
@@ -146,7 +149,7 @@ class Gate:
         try:
             asked = {
                 port.name: {"postgresql": pool.submit(self._server_version, start)} if port.query
-                else {requirement.executable: pool.submit(self._version, port, requirement, deadline) for requirement in port.requires}
+                else {requirement.executable: pool.submit(self._version, port, requirement, deadline, start) for requirement in port.requires}
                 for port in ports
             }
             return {name: {executable: answer.result() for executable, answer in answers.items()} for name, answers in asked.items()}
@@ -156,10 +159,12 @@ class Gate:
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _version(self, port: Port, requirement: Requirement, deadline: float) -> tuple[str | None, str]:
+    def _version(self, port: Port, requirement: Requirement, deadline: float, start: bool) -> tuple[str | None, str]:
         lacking = self.walls.lacks(requirement)
         if lacking:
             return None, lacking
+        if not start:
+            return None, NOT_ASKED
         left = deadline - time.monotonic()
         if left <= 0:
             return None, f"not asked: the run's {VERSION_SECONDS:g} s for asking versions were over"

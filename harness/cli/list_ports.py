@@ -1,5 +1,5 @@
 """``harness list``: the ports, their methods and whether what they need is here, from the manifests and
-the version commands; it starts no server unless --verbose asks what one says."""
+PATH; it runs a port's version commands, or starts a server, only when --verbose asks what they say."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from harness.cli.group import EXIT_CODES, cli
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
 from harness.cli.session import Session, pretty_on, say, terminal, write
 from harness.errors import ExitCode
+from harness.gate import NOT_ASKED
 from harness.model import visible
 from harness.runners.postgres import SERVERS
 
@@ -22,21 +23,29 @@ if TYPE_CHECKING:
 
 @cli.command(name="list", epilog=EXIT_CODES)
 @options("port", "strict", "listing_format", *DATABASE, *ISOLATION)
-@click.option("--verbose", "-v", is_flag=True, help="Also say what each port follows (its [[source]]), and why a version could not be read.")
+@click.option(
+    "--verbose", "-v", is_flag=True,
+    help=(
+        "Also ask each interpreter's version (the port's version command, run in --isolation's walls),"
+        " say why one could not be read, and what each port follows (its [[source]])."
+    ),
+)
 @click.pass_obj
 def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
-    """Show each port, its methods, and whether its interpreter is here, with its version (for the
-    SQL port, the PostgreSQL server it runs on; in containers, the port's image's). --format json is
-    what CI builds its jobs from; --format markdown is README.md's table of ports, from the
-    manifests alone."""
-    from harness.report import Listing, versions_said
+    """Show each port, its methods, and whether its interpreter is here; with --verbose, its version,
+    asked by the port's version command in the run's walls (--isolation), as compare asks it (for the
+    SQL port, the PostgreSQL server it runs on; in containers, the port's image's). Without, no
+    port's code runs. --format json is what CI builds its jobs from; --format markdown is README.md's
+    table of ports, from the manifests alone."""
+    from harness.report import WRITERS, Listing, versions_said
 
     settings = settings_from(session.ports, given)
     ports = chosen(session.ports, settings)
     form: str = given["form"] or ("pretty" if pretty_on(sys.stdout) else "plain")
     missing = {}
     with session.gate(settings, given["dsn"], ports) as gate:
-        # Markdown is the manifests alone; the rest ask versions, starting a server only for --verbose.
+        # Markdown is the manifests alone; the rest ask versions, running a version command or
+        # starting a server only for --verbose.
         answers = {} if form == "markdown" else gate.versions(ports, start=verbose)
         for port in ports:
             lacking = next((found for program in port.programs.values() if (found := gate.missing(program))), None)
@@ -47,16 +56,17 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
             elif server and server[0] is None and (verbose or SERVERS[settings.backend].version_without_starting):
                 missing[port.name] = server[1]
         versions = versions_said(answers)
-        render_list(form, Listing(ports, versions, missing))
-        if verbose:
+        render_list(form, Listing(ports, versions, missing, asked=verbose))
+        if verbose:  # beside a written form, on standard error, so that standard output is that form alone
+            aside = form in WRITERS
             for port in ports:
                 for source in port.sources:
-                    say(f"{port.name} follows {source.cite()}; for {', '.join(source.methods)}")
+                    say(f"{port.name} follows {source.cite()}; for {', '.join(source.methods)}", aside)
                 if not port.sources and not port.manifest_error:
-                    say(f"{port.name} names no source: its manifest has no [[source]]")
+                    say(f"{port.name} names no source: its manifest has no [[source]]", aside)
                 for requirement in (req for req in port.requires if versions[port.name].get(req.executable) is None):
                     reason = answers[port.name][requirement.executable][1]
-                    say(f"{port.name}: {requirement.executable} version unknown: {reason}")
+                    say(f"{port.name}: {requirement.executable} version unknown: {reason}", aside)
     broken = any(port.manifest_error for port in ports) or (settings.strict and bool(missing))
     return ExitCode.of(not broken)
 
@@ -77,7 +87,8 @@ def render_list(form: str, listing: Listing) -> None:
             return f"manifest problem: {port.manifest_error}"
         if port.name in missing:
             return f"missing: {missing[port.name]}"
-        return "found " + ", ".join(v or f"{k} (version unknown)" for k, v in versions[port.name].items())
+        unknown = "version unknown" if listing.asked else NOT_ASKED
+        return "found " + ", ".join(v or f"{k} ({unknown})" for k, v in versions[port.name].items())
 
     if form == "plain":
         for port in ports:

@@ -96,6 +96,8 @@ class Listing:
     ports: Sequence[Port]
     versions: Versions
     missing: dict[str, str]
+    asked: bool = True
+    """Whether the ports' version commands ran (``--verbose``); without, every version is None."""
 
 
 Document = Literal["report", "listing", "figures"]

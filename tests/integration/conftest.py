@@ -266,3 +266,20 @@ def harness_measured(*args: str, env: dict[str, str], tmpdir: Path) -> tuple[sub
     out, err = process.communicate(timeout=300)
     watcher.join()
     return subprocess.CompletedProcess(process.args, process.returncode, out, err), time.monotonic() - started, peak
+
+
+ARCHIVE = ("hanoi-interpreter", "hanoi-tool")
+"""The packages the stubbed apt's lists hold."""
+
+
+def stubbed_installers(tmp_path: Path) -> tuple[str, Path]:
+    """A PATH whose apt-get, sudo and brew only write down how they were called, and that file, and
+    whose apt-cache lists the names of ARCHIVE that start as asked (``pkgnames PREFIX``)."""
+    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
+    stubs.mkdir()
+    for name in ("apt-get", "sudo", "brew", "apt-cache"):
+        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
+        (stubs / name).chmod(0o755)
+    with (stubs / "apt-cache").open("a") as lists:
+        lists.write(f'for name in {" ".join(ARCHIVE)}; do case "$name" in "$3"*) echo "$name";; esac; done\n')
+    return f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", calls

@@ -5,7 +5,6 @@ an option, or a command line, never reaches apt-get or brew: it is that port's m
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,19 +12,9 @@ import pytest
 from conftest import FAKE_PORTS, harness_here, suite
 from harness.discover import MANIFEST, load_port
 from harness.doctor import APT_LOCK_SECONDS
-from integration.conftest import needs_bubblewrap
+from integration.conftest import needs_bubblewrap, stubbed_installers
 
 MISSING = (FAKE_PORTS / "missing-interpreter" / MANIFEST).read_text()
-
-
-def stubbed_installers(tmp_path: Path) -> tuple[str, Path]:
-    """A PATH whose apt-get and sudo only write down how they were called, and that file."""
-    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
-    stubs.mkdir()
-    for name in ("apt-get", "sudo", "brew"):
-        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
-        (stubs / name).chmod(0o755)
-    return f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", calls
 
 
 def installs(calls: Path) -> list[str]:
@@ -36,9 +25,11 @@ def installs(calls: Path) -> list[str]:
 
 
 def port_needing(tmp_path: Path, name: str, packages: str, key: str = "debian") -> Path:
+    """A port of its own executable, which no machine has, and the packages that would provide it."""
     folder = tmp_path / "fakes" / name
     folder.mkdir(parents=True)
-    (folder / MANIFEST).write_text(MISSING.replace('install = "apt-get install hanoi-interpreter"', f"{key} = {packages!r}"))
+    manifest = MISSING.replace('install = "apt-get install hanoi-interpreter"', f"{key} = {packages!r}")
+    (folder / MANIFEST).write_text(manifest.replace("hanoi-interpreter-nobody-has", f"hanoi-{name}-nobody-has"))
     return folder
 
 
@@ -70,7 +61,7 @@ def test_real_package_names_are_taken(tmp_path, key, text):
 
 def test_an_executable_that_is_a_path_or_an_option_is_refused(tmp_path):
     folder = port_needing(tmp_path, "path", "hanoi-tool")
-    (folder / MANIFEST).write_text((folder / MANIFEST).read_text().replace('executable = "hanoi-interpreter-nobody-has"', 'executable = "../../bin/evil"'))
+    (folder / MANIFEST).write_text((folder / MANIFEST).read_text().replace('executable = "hanoi-path-nobody-has"', 'executable = "../../bin/evil"'))
     assert "'executable' is a program's name" in (load_port(folder / MANIFEST).manifest_error or "")
 
 
@@ -92,13 +83,34 @@ def test_doctor_install_gets_a_system_copy_of_a_tool_the_sandbox_cannot_see(tmp_
     """rustup's rustc, first on PATH in a home: found, but not where the sandbox looks; where the sandbox works, --install asks for the system's."""
     home = tmp_path / "home" / ".cargo" / "bin"
     home.mkdir(parents=True)
-    (home / "hanoi-interpreter-nobody-has").write_text("#!/bin/sh\n")
-    (home / "hanoi-interpreter-nobody-has").chmod(0o755)
+    (home / "hanoi-homely-nobody-has").write_text("#!/bin/sh\n")
+    (home / "hanoi-homely-nobody-has").chmod(0o755)
     port_needing(tmp_path, "homely", "hanoi-interpreter")
     root = suite(tmp_path, "homely", real=(), fakes_from=tmp_path / "fakes")
     path, calls = stubbed_installers(tmp_path)
     done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": f"{home}{os.pathsep}{path}"})
     assert installs(calls) == ["install -y -qq -- hanoi-interpreter"], calls.read_text()
-    line = next(line for line in done.stdout.splitlines() if line.startswith("hanoi-interpreter-nobody-has"))
+    line = next(line for line in done.stdout.splitlines() if line.startswith("hanoi-homely-nobody-has"))
     assert "not installed in the sandbox" in line and str(home) in line, done.stdout
     assert done.returncode == 0, done.stdout + done.stderr  # found, for every mode but the sandbox
+
+
+def test_doctor_install_never_hands_apt_a_name_it_would_read_as_an_action_or_a_pattern(tmp_path):
+    """apt removes a package named with a trailing '-' and reads a name it does not know as a regular
+    expression (``lib.+``, every package whose name holds "lib"; ``hanoi.tool``, hanoi-tool): the
+    first are their ports' manifest errors, and a name apt's lists do not hold exactly is not given."""
+    port_needing(tmp_path, "lacking", "hanoi-interpreter")
+    port_needing(tmp_path, "removes", "openssh-server- sudo-")
+    port_needing(tmp_path, "matches", "lib.+")
+    port_needing(tmp_path, "unknown", "hanoi.tool")
+    root = suite(tmp_path, "lacking", "removes", "matches", "unknown", real=(), fakes_from=tmp_path / "fakes")
+    path, calls = stubbed_installers(tmp_path)
+    done = harness_here("--root", str(root), "doctor", "--install", env={"PATH": path})
+    called = calls.read_text()
+    assert installs(calls) == ["install -y -qq -- hanoi-interpreter"], called
+    assert "sudo-" not in called and "lib." not in called, called
+    assert done.returncode == 1 and "apt's lists hold no package named hanoi.tool, so apt-get was not given it" in done.stderr, done.stderr
+    checked = harness_here("check", str(root))
+    assert checked.returncode == 1, checked.stdout
+    assert f"{root / 'removes' / MANIFEST}:9: [[requires]] 'debian' names packages, separated by spaces; 'openssh-server-'" in checked.stdout, checked.stdout
+    assert f"{root / 'matches' / MANIFEST}:9: [[requires]] 'debian' names packages, separated by spaces; 'lib.+'" in checked.stdout, checked.stdout

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import FAKE_PORTS, HEADLINE, ROOT, left_behind, valid_report
 from harness.discover import discover
+from harness.doctor import APT_LOCK_SECONDS
 
 NOT_IN_A_CLONE = (".git", ".venv", "__pycache__", "*.egg-info", "build", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
 """What a fresh clone does not have: git's own files, and what building, testing and linting leave behind."""
@@ -109,13 +110,14 @@ def test_the_install_path_as_a_user_who_is_not_root():
 
         through_sudo = as_user("doctor", "--install", tools="with-sudo")
         assert through_sudo.returncode == 1, through_sudo.stdout + through_sudo.stderr
-        assert calls.read_text() == "sudo apt-get update -qq\n", "apt-get through sudo, not as the user itself"
-        assert "cannot install hanoi-interpreter-nobody-has: sudo apt-get update -qq failed" in through_sudo.stderr
+        update = f"sudo apt-get --option=DPkg::Lock::Timeout={APT_LOCK_SECONDS} update -qq"
+        assert calls.read_text() == f"{update}\n", "apt-get through sudo, not as the user itself"
+        assert f"cannot install hanoi-interpreter-nobody-has: {update} failed" in through_sudo.stderr
         assert "Traceback" not in through_sudo.stderr
 
         no_sudo = as_user("doctor", "--install", "--port", "lacking", tools="without-sudo")
         assert no_sudo.returncode == 1 and "neither apt-get (as root or with sudo) nor brew is here to install them" in no_sudo.stderr
-        assert calls.read_text() == "sudo apt-get update -qq\n"
+        assert calls.read_text() == f"{update}\n"
         assert as_user("doctor", "--install", "--port", "python", tools="without-sudo").returncode == 0
 
         sandboxed = as_user("run", "python", "binary", "--n", "3", "--isolation", "sandbox", tools="without-sudo")

@@ -60,7 +60,10 @@ def test_a_port_that_keeps_the_contract_passes_every_probe(tmp_path: Path) -> No
         (KEEPS.replace('[ "$2" -le 10 ] || usage\n', ""), "n = 11 (max_n + 1)", "printed '1 0 2'"),
         (KEEPS.replace(USAGE, "usage() { exit 1; }"), "n = '3.0'", "exited with code 1"),
         (KEEPS.replace(USAGE, "usage() { exit 2; }"), "method 'no-such-method'", "said nothing on standard error"),
-        (KEEPS.replace('echo "$1 $2 $3"', '[ "$1" = 4 ] && echo "4 0 1" || echo "$1 $2 $3"'), "the first 100 moves at n = 10 (max_n)", "fail: line 8: move 8 (disc 4 from peg 0 to peg 1)"),
+        (
+            KEEPS.replace('echo "$1 $2 $3"', '[ "$1" = 4 ] && echo "4 0 1" || echo "$1 $2 $3"'),
+            "the first 100 moves at n = 10 (max_n)", "fail: line 8: move 8 (disc 4 from peg 0 to peg 1)",
+        ),
     ],
     ids=["sign", "above-max", "exit-code", "silent", "wrong-move"],
 )

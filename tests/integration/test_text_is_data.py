@@ -164,14 +164,14 @@ def test_pretty_output_shows_escape_sequences_and_port_names_as_typed(root):
 
 
 def test_list_shows_port_names_and_versions_as_typed(root):
-    pretty = harness_here("--root", str(root), "list", "--format", "pretty", env={"FORCE_COLOR": "1"})
+    pretty = harness_here("--root", str(root), "list", "--verbose", "--format", "pretty", env={"FORCE_COLOR": "1"})
     assert pretty.returncode == 0, pretty.stdout + pretty.stderr
     assert "\x1b]" not in pretty.stdout
     shown = COLOUR.sub("", pretty.stdout)
     assert not CONTROLS.search(shown)
     for name in NAMES.values():
         assert f"│ {name} " in shown, shown
-    plain = harness_here("--root", str(root), "list", "--format", "plain")
+    plain = harness_here("--root", str(root), "list", "--verbose", "--format", "plain")
     assert not CONTROLS.search(plain.stdout)
     assert f"titled: recursive; found {VERSION_SHOWN}" in plain.stdout.splitlines()
 

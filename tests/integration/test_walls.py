@@ -426,7 +426,7 @@ def test_a_version_command_runs_within_the_walls_and_leaves_nothing(tmp_path, mo
     running is ended before the command ends (harness() checks that nothing of the run is left)."""
     root = tmp_path / "ports"
     shutil.copytree(ISOLATION_PORTS / "hostile-version", root / "hostile-version")
-    done = harness("--root", str(root), "list", "--format", "json", "--isolation", mode, env=SECRET_ENVIRONMENT, tmpdir=run_tmpdir)
+    done = harness("--root", str(root), "list", "--verbose", "--format", "json", "--isolation", mode, env=SECRET_ENVIRONMENT, tmpdir=run_tmpdir)
     assert done.returncode == 0, done.stdout + done.stderr
     [port] = json.loads(done.stdout)["ports"]
     said = port["requires"][0]["version"]
@@ -439,6 +439,21 @@ def test_a_version_command_runs_within_the_walls_and_leaves_nothing(tmp_path, mo
         assert (said, written) == ("hostile 1.0 token=none", False)
     if mode == "container":
         assert port_containers(run_tmpdir) == set()
+
+
+def test_list_without_verbose_runs_no_version_command(tmp_path, run_tmpdir):
+    """A version command is the port's code, which a plain list, reading the manifests and PATH, does
+    not run: in the default mode it would run as whoever runs the harness, root included, unwalled."""
+    root = tmp_path / "ports"
+    shutil.copytree(ISOLATION_PORTS / "hostile-version", root / "hostile-version")
+    for form in ("json", "plain"):
+        done = harness("--root", str(root), "list", "--format", form, env=SECRET_ENVIRONMENT, tmpdir=run_tmpdir)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not (root / "written-by-a-version").exists(), f"list --format {form} ran the version command"
+        assert not started_in(run_tmpdir)
+    assert "hostile-version: binary; found bash (version not asked: harness list --verbose asks it)" in done.stdout, done.stdout
+    [port] = json.loads(harness("--root", str(root), "list", "--format", "json", tmpdir=run_tmpdir).stdout)["ports"]
+    assert port["requires"][0]["version"] is None
 
 
 MOVES_OUTPUT = r"""
@@ -476,7 +491,7 @@ def test_slow_version_commands_end_with_the_runs_time_for_them(tmp_path, run_tmp
 
 def test_ctrl_c_ends_the_version_commands_too(tmp_path, run_tmpdir):
     root = slow_versions_port(tmp_path)
-    run = harness_process("--root", str(root), "list", tmpdir=run_tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = harness_process("--root", str(root), "list", "--verbose", tmpdir=run_tmpdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert _until(lambda: len(started_in(run_tmpdir)) > SLOW_VERSIONS / 2, 30)
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=30)

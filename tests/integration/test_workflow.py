@@ -18,7 +18,8 @@ import jsonschema
 import pytest
 
 from conftest import FAKE_PORTS, ROOT, harness_here, suite
-from integration.conftest import REAL_PORTS, harness
+from harness.doctor import APT_LOCK_SECONDS
+from integration.conftest import REAL_PORTS, harness, stubbed_installers
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 CI = (ROOT / ".github" / "workflows" / "ci.yml").read_text()
@@ -106,18 +107,13 @@ def test_the_ports_step_fails_when_harness_list_does_and_lists_every_port_when_i
 
 def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs_own_python(tmp_path):
     """The action's install step, as a port job runs it, with apt-get and sudo that only write down how
-    they were called."""
+    they were called (integration.conftest.stubbed_installers)."""
     lacking = tmp_path / "fakes" / "lacking"
     lacking.mkdir(parents=True)
     manifest = (FAKE_PORTS / "missing-interpreter" / "language.toml").read_text()
     (lacking / "language.toml").write_text(manifest.replace('install = "apt-get install hanoi-interpreter"', 'debian = "hanoi-interpreter"'))
     root = suite(tmp_path, "lacking", real=("python",), fakes_from=tmp_path / "fakes")
-    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
-    stubs.mkdir()
-    for name in ("apt-get", "sudo"):
-        (stubs / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {calls}\n' + ('exec "$@"\n' if name == "sudo" else ""))
-        (stubs / name).chmod(0o755)
-    path = f"{stubs}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    path, calls = stubbed_installers(tmp_path)
 
     script = step_script("doctor", ACTION)
     env = {"PATH": path, "HARNESS": str(Path(sys.executable).parent / "harness"), "HANOI_ROOT": str(root), "GITHUB_OUTPUT": str(tmp_path / "output")}
@@ -128,7 +124,8 @@ def test_a_port_job_installs_what_its_port_lacks_and_nothing_for_one_on_the_jobs
 
     other = run_as_github_does(script, tmp_path, {**env, "PORTS": "lacking"})
     called = calls.read_text().splitlines()
-    assert [line for line in called if line.startswith("apt-get")] == ["apt-get update -qq", "apt-get install -y -qq -- hanoi-interpreter"]
+    waits = f"--option=DPkg::Lock::Timeout={APT_LOCK_SECONDS}"
+    assert [line for line in called if line.startswith("apt-get")] == [f"apt-get {waits} update -qq", f"apt-get {waits} install -y -qq -- hanoi-interpreter"]
     assert any(line.startswith("sudo ") for line in called) is (os.geteuid() != 0), "apt-get as root, else through sudo"
     assert other.returncode == 0 and "missing: hanoi-interpreter-nobody-has" in other.stdout, "a missing tool does not stop the action"
     assert outputs(tmp_path / "output") == {"status": "1"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+import unicodedata
 
 import jsonschema
 import pytest
@@ -123,3 +124,36 @@ def test_a_new_port_beside_the_harness_points_at_its_schema_by_a_relative_path(t
     made = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
     first = made.read_text().splitlines()[0]
     assert first == "#:schema ../tools/harness/language.schema.json" and (made.parent / first.split()[1]).resolve() == shipped
+
+
+def test_the_schema_takes_the_package_names_the_parser_takes_separated_by_spaces():
+    """The parser checks each name of a ``debian`` or ``homebrew`` value; the schema, the whole value:
+    its pattern is the parser's name, repeated, so that neither changes alone."""
+    properties = DEFINITIONS["requires"]["items"]["properties"]
+    for key, name in discover.PACKAGE_NAMES.items():
+        assert properties[key]["pattern"] == rf"^\s*(?:{name}(?:\s+{name})*)?\s*$", key
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("debian", "openssh-server- sudo-"), ("debian", "lib.+"), ("debian", "-oAPT::Get::x=1"), ("debian", "bash=5.2"), ("homebrew", "evil.rb")],
+)
+def test_the_schema_refuses_a_package_value_the_parser_refuses(key, value):
+    text = (ROOT / "python" / "language.toml").read_text()
+    changed = tomllib.loads(text)
+    changed["requires"][0][key] = value
+    assert any(problem.startswith(f"requires/0/{key}: ") for problem in problems(changed)), problems(changed)
+
+
+def test_the_schema_refuses_every_control_and_format_character_in_a_url_that_the_parser_refuses():
+    """Every such character of the Basic Multilingual Plane, as this Python's Unicode database names
+    them: a right-to-left override (U+202E), a NUL, a zero-width space."""
+    data = tomllib.loads((ROOT / "python" / "language.toml").read_text())
+    unseen = [chr(code) for code in range(0x10000) if unicodedata.category(chr(code)) in ("Cc", "Cf")]
+    assert "\u202e" in unseen and "\0" in unseen
+    taken = []
+    for character in unseen:
+        data["source"][0]["url"] = f"https://example.org/{character}gpj.exe"
+        if not any(problem.startswith("source/0/url: ") for problem in problems(data)):
+            taken.append(f"U+{ord(character):04X}")
+    assert not taken, taken
