@@ -104,3 +104,17 @@ def test_a_containerfile_that_runs_past_the_build_timeout_is_a_build_error_and_l
     assert cell["detail"].startswith(f"building the image of sleeping ran past its {BUILD_SECONDS} s (--build-timeout)"), cell["detail"]
     assert left == ([], []), "the build ran on after the run"
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.docker
+def test_a_containerfile_is_built_on_the_packages_its_manifest_names(tmp_path, docker_engine, run_tmpdir):
+    """Tcl is not on the base, and the recipe, with no network, cannot fetch it: the harness's own
+    step installs the package the manifest names beneath it, and the recipe's step uses it."""
+    root = tmp_path / "ports"
+    shutil.copytree(ROOT / "tests" / "contributed" / "tcl-to-b", root / "tcl-recipe")
+    (root / "tcl-recipe" / "Containerfile").write_text(
+        f"ARG BASE=debian:bookworm-slim\nFROM ${{BASE}}\nRUN echo 'puts {uuid.uuid4().hex}' | tclsh\n",
+    )
+    done, report = compare_json(tmp_path, "--n", "0-2", "--isolation", "container", root=root, tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [(cell["n"], cell["outcome"]) for cell in report["cells"] if cell["method"] == "recursive"] == [(n, "pass") for n in range(3)]
