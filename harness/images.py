@@ -48,6 +48,8 @@ IMAGE_BUILD_SILENCE = 300.0
 """The harness's package step may take half an hour, and any build may be silent for five minutes
 at a time (a big download); a port's own recipe has its ``--build-timeout``."""
 ERROR_LINES = 12
+ENGINE_COLOUR = re.compile("\x1b\\[[0-9;]*m")
+"""The colour the engine's builder gives a step's standard error, which a report would quote as escapes."""
 SLUG_CHARS = 40
 SAFE_NAME = re.compile("[a-z0-9]+(?:[._-][a-z0-9]+)*")
 """A port's name that Docker takes as the last part of an image's name, as it is."""
@@ -243,8 +245,9 @@ def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memor
             use_config_proxy=False,
         )
         for entry in stream:
-            if entry.get("stream", "").strip():
-                said = [*said[-ERROR_LINES + 1:], entry["stream"].rstrip()]
+            line = ENGINE_COLOUR.sub("", entry.get("stream", "")).rstrip()
+            if line.strip():
+                said = [*said[-ERROR_LINES + 1:], line]
             if "error" in entry:
                 hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
                 raise ImageBuildFailed(f"{failed}: {first_line(entry['error'])}{hint}\n" + "\n".join(said))
