@@ -253,9 +253,12 @@ def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memor
                 raise ImageBuildFailed(f"{failed}: {first_line(entry['error'])}{hint}\n" + "\n".join(said))
     except docker.errors.APIError as error:
         raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
-    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as error:
         if not cutoff.expired:
             raise ContainerError(f"building the image of {name}: the Docker engine did not answer ({first_line(error)})") from None
+    except OSError as error:  # the folder could not be read for the build's context
+        if not cutoff.expired:
+            raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
     finally:
         cutoff.cancel()
         builder.close()

@@ -82,8 +82,8 @@ def test_a_containerfile_reaches_no_network(tmp_path, docker_engine, run_tmpdir)
 def test_a_containerfile_that_runs_past_the_build_timeout_is_a_build_error_and_leaves_nothing(tmp_path, docker_engine, run_tmpdir):
     """A step that would sleep 150 s, under --build-timeout 5: the build is stopped at its time, the
     cell says so, and neither the step's container nor its processes outlive the run."""
-    token = uuid.uuid4().hex
-    recipe_port(tmp_path / "ports", "sleeping", f"RUN echo {token} && sleep 150")
+    token = str(uuid.uuid4().int)[:16]  # in the shell's command line, and in sleep's as its fraction of a second
+    recipe_port(tmp_path / "ports", "sleeping", f"RUN echo {token} && sleep 150.{token}")
     started = time.monotonic()
     try:
         done, report = compare_json(
