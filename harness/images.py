@@ -21,7 +21,7 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -140,6 +140,9 @@ def port_image(  # noqa: PLR0913
     and ``memory``. Cells of one port that ask at once wait for one build."""
     own = folder / CONTAINERFILE
     recipe = Recipe(own.read_text(encoding="utf-8", errors="replace"), folder) if own.is_file() else None
+    fault = recipe_fault(recipe.text) if recipe else None
+    if fault:
+        raise ImageBuildFailed(f"building the image of {name} failed: its {CONTAINERFILE} {fault}")
     packages = packages_containerfile(name, requires, server, own=recipe is not None)
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
@@ -150,6 +153,61 @@ def port_image(  # noqa: PLR0913
         if recipe is not None:
             image = _image(client, name, image, recipe, seconds, memory)
     return image
+
+
+RECIPE_BASES = ("${BASE}", "$BASE")
+"""How a port's recipe names the image the harness gives it to start from."""
+CONTINUED = re.compile(r"\\[ \t]*$")
+
+
+def recipe_fault(text: str) -> str | None:
+    """Why a port's Containerfile may not be built, if it may not. The engine builds it with no
+    network, but fetches by itself what an ``ADD`` names by URL, and reads any image it holds that a
+    ``FROM`` or a ``COPY --from`` names: a port's recipe starts from ``BASE`` or a stage of its own,
+    copies with ``COPY`` from its folder or its stages, gives its steps no option, and keeps the
+    engine's escape character (``\\``), the one by which its lines are read here."""
+    stages: list[str] = []
+    """What a later FROM or COPY --from may name of the recipe's own: each stage's number, and its name."""
+    count = 0
+    for number, words in _instructions(text):
+        if words[0].upper() == "ONBUILD":
+            words = words[1:] or words
+        keyword, arguments = words[0].upper(), words[1:]
+        if keyword == "ESCAPE=":
+            return f"line {number}: sets the escape character: leave the engine's own (\\)"
+        if keyword == "ADD":
+            return f"line {number}: ADD fetches what a URL names, past the build's walls: use COPY"
+        if keyword == "RUN" and arguments and arguments[0].startswith("--"):
+            return f"line {number}: RUN {arguments[0]}: a step takes no option"
+        if keyword == "FROM":
+            named = len(arguments) == 3 and arguments[1].upper() == "AS"
+            if not (len(arguments) == 1 or named) or arguments[0] not in RECIPE_BASES and arguments[0].lower() not in stages:
+                return f"line {number}: FROM {' '.join(arguments)}: a port's image starts from ${{BASE}} or a stage of its own"
+            stages += [str(count), arguments[2].lower()] if named else [str(count)]
+            count += 1
+        foreign = [word for word in arguments if word.lower().startswith("--from=") and word[7:] not in RECIPE_BASES and word[7:].lower() not in stages]
+        if keyword == "COPY" and foreign:
+            return f"line {number}: COPY {foreign[0]}: a port copies from its folder or a stage of its own"
+    return None
+
+
+def _instructions(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words;
+    a parser directive that sets the escape character as the word ``ESCAPE=``."""
+    words: list[str] = []
+    first = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not words and re.fullmatch(r"\s*#\s*escape\s*=.*", line, re.IGNORECASE):
+            yield number, ["ESCAPE="]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        first = first if words else number
+        words += CONTINUED.sub("", line).split()
+        if not CONTINUED.search(line) and words:
+            yield first, words
+            words = []
+    if words:
+        yield first, words
 
 
 def image_name(port: str) -> str:

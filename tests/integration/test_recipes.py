@@ -79,6 +79,32 @@ def test_a_containerfile_reaches_no_network(tmp_path, docker_engine, run_tmpdir)
 
 
 @pytest.mark.docker
+@pytest.mark.parametrize(
+    ("step", "refused"),
+    [
+        ("ADD http://{address}/{token} /fetched", "line 3: ADD fetches what a URL names, past the build's walls: use COPY"),
+        ("COPY --from=hanoi-polyglot/base:bookworm /etc/hostname /{token}", "line 3: COPY --from=hanoi-polyglot/base:bookworm: a port copies"),
+    ],
+    ids=["add-a-url", "copy-from-another-image"],
+)
+def test_a_containerfile_takes_nothing_the_engine_fetches_for_it(tmp_path, docker_engine, run_tmpdir, step, refused):
+    """The engine itself fetches what ADD names by URL, network or not, and reads any image it holds
+    that COPY --from names: the harness refuses such a recipe before the engine sees it, and
+    nothing is fetched."""
+    listener = Listener()
+    address = listener.address.replace("/", ":")
+    recipe_port(tmp_path / "ports", "fetching", step.format(address=address, token=uuid.uuid4().hex))
+    try:
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
+    finally:
+        listener.close()
+    assert listener.accepted == 0, "the engine fetched what the recipe named"
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert cell["detail"].startswith(f"building the image of fetching failed: its Containerfile {refused}"), cell["detail"]
+
+
+@pytest.mark.docker
 def test_a_containerfile_that_runs_past_the_build_timeout_is_a_build_error_and_leaves_nothing(tmp_path, docker_engine, run_tmpdir):
     """A step that would sleep 150 s, under --build-timeout 5: the build is stopped at its time, the
     cell says so, and neither the step's container nor its processes outlive the run."""
