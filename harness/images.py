@@ -167,8 +167,7 @@ def recipe_fault(text: str) -> str | None:
     copies with ``COPY`` from its folder or its stages, gives its steps no option, and keeps the
     engine's escape character (``\\``), the one by which its lines are read here."""
     stages: list[str] = []
-    """What a later FROM or COPY --from may name of the recipe's own: each stage's number, and its name."""
-    count = 0
+    """The names of the recipe's stages so far, which a later FROM or COPY --from may name."""
     for number, words in _instructions(text):
         if words[0].upper() == "ONBUILD":
             words = words[1:] or words
@@ -183,11 +182,12 @@ def recipe_fault(text: str) -> str | None:
             named = len(arguments) == 3 and arguments[1].upper() == "AS"
             if not (len(arguments) == 1 or named) or arguments[0] not in RECIPE_BASES and arguments[0].lower() not in stages:
                 return f"line {number}: FROM {' '.join(arguments)}: a port's image starts from ${{BASE}} or a stage of its own"
-            stages += [str(count), arguments[2].lower()] if named else [str(count)]
-            count += 1
-        foreign = [word for word in arguments if word.lower().startswith("--from=") and word[7:] not in RECIPE_BASES and word[7:].lower() not in stages]
+            stages.append(arguments[2].lower() if named else "")
+        ours = {*filter(None, stages), *map(str, range(len(stages)))}
+        sources = [word.partition("=")[2] for word in arguments if word.lower().startswith("--from=")]
+        foreign = [source for source in sources if source not in RECIPE_BASES and source.lower() not in ours]
         if keyword == "COPY" and foreign:
-            return f"line {number}: COPY {foreign[0]}: a port copies from its folder or a stage of its own"
+            return f"line {number}: COPY --from={foreign[0]}: a port copies from its folder or a stage of its own"
     return None
 
 
