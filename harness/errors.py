@@ -77,6 +77,13 @@ class ContainerError(CellError):
     """No engine answers, or a port's image or container cannot be made; the message says why."""
 
 
+class ImageBuildFailed(ContainerError):
+    """A port's image could not be built: its recipe failed, or ran past its time; the message says
+    how, with the build's last words."""
+
+    reason = Reason.BUILD
+
+
 class Interrupted(CellError):
     """The run is closing: nothing new starts."""
 

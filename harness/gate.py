@@ -54,7 +54,7 @@ class Gate:
                 from harness.runners.postgres.connection import dsn_password
 
                 self.secrets.add(dsn_password(dsn))
-        self.walls: Walls = open_walls(settings.isolation, settings.limits)
+        self.walls: Walls = open_walls(settings.isolation, settings.limits, settings.build_seconds)
         self.builds = Builds(self.walls.processes.closing)
         in_postgres = [port for port in ports if port.query]
         self._server_port = next((port for port in in_postgres if (port.folder / CONTAINERFILE).is_file()), next(iter(in_postgres), None))

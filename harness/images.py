@@ -1,8 +1,11 @@
-"""Port images for the Docker engine, built once on the shared Debian base: the port folder's own
-Containerfile, or, for a port without one, the base with the Debian packages its manifest's
-``requires`` name. Each image is kept under a tag made from what it is built of, so it is rebuilt
-only when the port (or the base) changes. The port's containers (containers.py) and the SQL port's
-server container (postgres.py) start from these images.
+"""Port images for the Docker engine, built once on the shared Debian base, in two steps: the
+harness's own, the base with the Debian packages the port's manifest's ``requires`` name (and
+PostgreSQL, for the image of a server), fetched by apt from the network; then the port folder's own
+Containerfile, if it has one, on top. That recipe is the port's code, built within the walls: no
+network at all, the run's memory cap, and ``--build-timeout``, past which the build is stopped;
+either fault is the port's build error. Each image is kept under a tag made from what it is built
+of, so it is rebuilt only when the port (or the base) changes. The port's containers
+(containers.py) and the SQL port's server container (postgres.py) start from these images.
 
 The base is ``hanoi-polyglot/base:bookworm`` where it has been built here (containers/base.sh
 makes it from the machine's own apt sources, with no registry), else ``debian:bookworm-slim``
@@ -11,21 +14,26 @@ from a registry. The engine is reached through the Docker SDK, from the environm
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import re
+import socket
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import docker
 import docker.errors
+import requests
 import requests.exceptions
+import urllib3.exceptions
+import urllib3.response
 
-from harness.errors import ContainerError, first_line
+from harness.errors import ContainerError, ImageBuildFailed, first_line
 from harness.model import utf8_safe
 from harness.port import CONTAINERFILE, Requirement, tree_digest
 from harness.runners.base import WAITS
@@ -37,8 +45,11 @@ ENGINE_TIMEOUT = 10.0
 """How long one call into the Docker engine may take: one that takes longer finds the engine frozen."""
 IMAGE_BUILD_TIMEOUT = 1800.0
 IMAGE_BUILD_SILENCE = 300.0
-"""An image build may take half an hour, and be silent for five minutes at a time (a big download)."""
+"""The harness's package step may take half an hour, and any build may be silent for five minutes
+at a time (a big download); a port's own recipe has its ``--build-timeout``."""
 ERROR_LINES = 12
+ENGINE_COLOUR = re.compile("\x1b\\[[0-9;]*m")
+"""The colour the engine's builder gives a step's standard error, which a report would quote as escapes."""
 SLUG_CHARS = 40
 SAFE_NAME = re.compile("[a-z0-9]+(?:[._-][a-z0-9]+)*")
 """A port's name that Docker takes as the last part of an image's name, as it is."""
@@ -109,27 +120,94 @@ _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def port_image(client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = (), server: bool = False) -> str:
+@dataclass(frozen=True)
+class Recipe:
+    """What one image is built of: a Containerfile's text, and the folder it is built in. One with a
+    folder is a port's own, the port's code; one without is the harness's own package step."""
+
+    text: str
+    context: Path | None = None
+
+
+def port_image(  # noqa: PLR0913
+    client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = (), server: bool = False,
+    seconds: float = IMAGE_BUILD_TIMEOUT, memory: int | None = None,
+) -> str:
     """The tag of the port's image, building it first unless an image of this very recipe and base
-    is there already: the folder's own Containerfile, else the base with Debian's PostgreSQL for a
-    port that runs in a ``server``, or with the Debian packages that provide ``requires``. Each is
-    one layer of packages on the one base, which every image shares. Cells of one port that ask at
-    once wait for one build."""
+    is there already: the base with the Debian packages that provide ``requires`` (and Debian's
+    PostgreSQL, for a port that runs in a ``server``), one layer of packages on the one base, which
+    every image shares; then the folder's own Containerfile on top, if it has one, within ``seconds``
+    and ``memory``. Cells of one port that ask at once wait for one build."""
     own = folder / CONTAINERFILE
-    if own.is_file():
-        recipe, context = own.read_text(encoding="utf-8", errors="replace"), folder
-    else:
-        recipe, context = POSTGRESQL_CONTAINERFILE if server else packages_containerfile(name, requires), None
-    base = base_image(client)
+    recipe = Recipe(own.read_text(encoding="utf-8", errors="replace"), folder) if own.is_file() else None
+    fault = recipe_fault(recipe.text) if recipe else None
+    if fault:
+        raise ImageBuildFailed(f"building the image of {name} failed: its {CONTAINERFILE} {fault}")
+    packages = packages_containerfile(name, requires, server, own=recipe is not None)
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
     with lock:
-        tag = f"{image_name(name)}:{_content_key(client, base, recipe, context)}"
-        try:
-            client.images.get(tag)
-        except docker.errors.ImageNotFound:
-            _build(folder, tag, base, recipe, context)
-    return tag
+        image = base_image(client)
+        if packages is not None:
+            image = _image(client, name, image, Recipe(packages), IMAGE_BUILD_TIMEOUT, None)
+        if recipe is not None:
+            image = _image(client, name, image, recipe, seconds, memory)
+    return image
+
+
+RECIPE_BASES = ("${BASE}", "$BASE")
+"""How a port's recipe names the image the harness gives it to start from."""
+CONTINUED = re.compile(r"\\[ \t]*$")
+
+
+def recipe_fault(text: str) -> str | None:
+    """Why a port's Containerfile may not be built, if it may not. The engine builds it with no
+    network, but fetches by itself what an ``ADD`` names by URL, and reads any image it holds that a
+    ``FROM`` or a ``COPY --from`` names: a port's recipe starts from ``BASE`` or a stage of its own,
+    copies with ``COPY`` from its folder or its stages, gives its steps no option, and keeps the
+    engine's escape character (``\\``), the one by which its lines are read here."""
+    stages: list[str] = []
+    """The names of the recipe's stages so far, which a later FROM or COPY --from may name."""
+    for number, words in _instructions(text):
+        if words[0].upper() == "ONBUILD":
+            words = words[1:] or words
+        keyword, arguments = words[0].upper(), words[1:]
+        if keyword == "ESCAPE=":
+            return f"line {number}: sets the escape character: leave the engine's own (\\)"
+        if keyword == "ADD":
+            return f"line {number}: ADD fetches what a URL names, past the build's walls: use COPY"
+        if keyword == "RUN" and arguments and arguments[0].startswith("--"):
+            return f"line {number}: RUN {arguments[0]}: a step takes no option"
+        if keyword == "FROM":
+            named = len(arguments) == 3 and arguments[1].upper() == "AS"
+            if not (len(arguments) == 1 or named) or arguments[0] not in RECIPE_BASES and arguments[0].lower() not in stages:
+                return f"line {number}: FROM {' '.join(arguments)}: a port's image starts from ${{BASE}} or a stage of its own"
+            stages.append(arguments[2].lower() if named else "")
+        ours = {*filter(None, stages), *map(str, range(len(stages)))}
+        sources = [word.partition("=")[2] for word in arguments if word.lower().startswith("--from=")]
+        foreign = [source for source in sources if source not in RECIPE_BASES and source.lower() not in ours]
+        if keyword == "COPY" and foreign:
+            return f"line {number}: COPY --from={foreign[0]}: a port copies from its folder or a stage of its own"
+    return None
+
+
+def _instructions(text: str) -> Iterator[tuple[int, list[str]]]:
+    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words;
+    a parser directive that sets the escape character as the word ``ESCAPE=``."""
+    words: list[str] = []
+    first = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not words and re.fullmatch(r"\s*#\s*escape\s*=.*", line, re.IGNORECASE):
+            yield number, ["ESCAPE="]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        first = first if words else number
+        words += CONTINUED.sub("", line).split()
+        if not CONTINUED.search(line) and words:
+            yield first, words
+            words = []
+    if words:
+        yield first, words
 
 
 def image_name(port: str) -> str:
@@ -144,42 +222,54 @@ def image_name(port: str) -> str:
     return f"{IMAGE_REPOSITORY}/{slug}-{digest}" if slug else f"{IMAGE_REPOSITORY}/{digest}"
 
 
-POSTGRESQL_CONTAINERFILE = """\
-ARG BASE=debian:bookworm-slim
-FROM ${BASE}
-RUN apt-get update \\
- && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- postgresql \\
- && rm -rf /var/lib/apt/lists/* \\
- && ln -s /usr/lib/postgresql/*/bin /usr/lib/postgresql/bin
-ENV PATH=/usr/lib/postgresql/bin:$PATH
-"""
-"""The image of a port that runs in PostgreSQL and brings no Containerfile: Debian's server, its
-programs on PATH, run by the harness as the ``postgres`` user the package makes."""
+PACKAGES_STEP = (
+    "RUN mkdir -p /usr/share/man/man1 \\\n && apt-get update \\\n"
+    " && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- {packages} \\\n"
+    " && rm -rf /var/lib/apt/lists/*"
+)
+"""The harness's package step. A slim base keeps no manual pages, and a package that links its manual
+as an alternative (Java's) fails to install where the folder is missing."""
+SERVER_STEPS = (
+    "RUN ln -s /usr/lib/postgresql/*/bin /usr/lib/postgresql/bin",
+    "ENV PATH=/usr/lib/postgresql/bin:$PATH",
+)
+"""What the image of a port that runs in PostgreSQL adds: Debian's server's programs on PATH, run by
+the harness as the ``postgres`` user its package makes."""
 
 
-def packages_containerfile(name: str, requires: tuple[Requirement, ...]) -> str:
-    """The Containerfile of a port without its own: the base, with the Debian packages its manifest
-    names installed; :class:`ContainerError` naming an executable whose package it does not name."""
+def packages_containerfile(name: str, requires: tuple[Requirement, ...], server: bool = False, own: bool = False) -> str | None:
+    """The harness's own recipe beneath a port's image: the base, with the Debian packages its
+    manifest names installed, and PostgreSQL for a port that runs in a ``server``. A port with a
+    Containerfile of its own (``own``) needs none where it names none (None); one without must name
+    the package of each executable it requires: :class:`ContainerError` naming one it does not."""
     unnamed = [requirement.executable for requirement in requires if not requirement.debian]
-    if unnamed:
+    if unnamed and not own:
         raise ContainerError(
             f"{name} has no {CONTAINERFILE}, and its manifest names no Debian package for {', '.join(unnamed)}: "
             f'add debian = "PACKAGE" to that [[requires]], or write a {CONTAINERFILE}'
         )
+    packages = sorted({requirement.debian for requirement in requires if requirement.debian} | ({"postgresql"} if server else set()))
+    if own and not packages:
+        return None
     lines = ["ARG BASE=debian:bookworm-slim", "FROM ${BASE}"]
-    packages = " ".join(sorted({requirement.debian for requirement in requires}))
     if packages:
-        # A slim base keeps no manual pages, and a package that links its manual as an alternative
-        # (Java's) fails to install where the folder is missing.
-        lines.append(
-            "RUN mkdir -p /usr/share/man/man1 \\\n && apt-get update \\\n"
-            " && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- "
-            f"{packages} \\\n && rm -rf /var/lib/apt/lists/*"
-        )
+        lines.append(PACKAGES_STEP.format(packages=" ".join(packages)))
+    if server:
+        lines.extend(SERVER_STEPS)
     return "\n".join(lines) + "\n"
 
 
-def _content_key(client: docker.DockerClient, base: str, recipe: str, context: Path | None) -> str:
+def _image(client: docker.DockerClient, name: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> str:
+    """The tag of the image ``recipe`` makes on ``base``, built first unless it is there already."""
+    tag = f"{image_name(name)}:{_content_key(client, base, recipe)}"
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        _build(name, tag, base, recipe, seconds, memory)
+    return tag
+
+
+def _content_key(client: docker.DockerClient, base: str, recipe: Recipe) -> str:
     """A digest of the base image's id, the recipe, and every file (names and bytes) in the build's
     context folder, if it has one."""
     digest = hashlib.sha256()
@@ -187,35 +277,92 @@ def _content_key(client: docker.DockerClient, base: str, recipe: str, context: P
         digest.update(client.images.get(base).id.encode())
     except docker.errors.ImageNotFound:
         digest.update(base.encode())  # pulled by the first build; the tag names it well enough
-    digest.update(recipe.encode() + b"\0")
-    if context is not None:
-        digest.update(tree_digest(context).encode())
+    digest.update(recipe.text.encode() + b"\0")
+    if recipe.context is not None:
+        digest.update(tree_digest(recipe.context).encode())
     return digest.hexdigest()[:16]
 
 
-def _build(folder: Path, tag: str, base: str, recipe: str, context: Path | None) -> None:
-    """Build the folder's own Containerfile in the folder, or a recipe of packages with no context,
-    within IMAGE_BUILD_TIMEOUT, on a connection of its own that may be silent IMAGE_BUILD_SILENCE."""
-    source = {"path": str(context.resolve()), "dockerfile": CONTAINERFILE} if context else {"fileobj": io.BytesIO(recipe.encode())}
+def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> None:  # noqa: PLR0913
+    """Build one recipe on a connection of its own that may be silent IMAGE_BUILD_SILENCE: the
+    harness's own with the network; the port's own in its folder, with no network and within
+    ``memory``. Past ``seconds`` the build is stopped (:class:`Cutoff`) and is the port's build error,
+    as is a build that fails."""
+    if recipe.context is None:
+        source: dict[str, Any] = {"fileobj": io.BytesIO(recipe.text.encode())}
+    else:
+        limits = {"memory": memory, "memswap": memory} if memory else None
+        source = {"path": str(recipe.context.resolve()), "dockerfile": CONTAINERFILE, "network_mode": "none", "container_limits": limits}
     said: list[str] = []
-    deadline = time.monotonic() + IMAGE_BUILD_TIMEOUT
     builder = docker.from_env(timeout=IMAGE_BUILD_SILENCE)
+    cutoff = Cutoff(builder, seconds)
+    failed = f"building the image of {name} failed"
     try:
         stream = builder.api.build(
-            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: utf8_safe(folder.name)}, decode=True,
+            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: utf8_safe(name)}, decode=True,
+            use_config_proxy=False,
         )
         for entry in stream:
-            if entry.get("stream", "").strip():
-                said = [*said[-ERROR_LINES + 1:], entry["stream"].rstrip()]
+            line = ENGINE_COLOUR.sub("", entry.get("stream", "")).rstrip()
+            if line.strip():
+                said = [*said[-ERROR_LINES + 1:], line]
             if "error" in entry:
                 hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
-                tail = "\n".join(said)
-                raise ContainerError(f"building the image of {folder.name} failed: {first_line(entry['error'])}{hint}\n{tail}".rstrip())
-            if time.monotonic() > deadline:
-                raise ContainerError(f"building the image of {folder.name} took more than {IMAGE_BUILD_TIMEOUT:g} s")
+                raise ImageBuildFailed(f"{failed}: {first_line(entry['error'])}{hint}\n" + "\n".join(said))
     except docker.errors.APIError as error:
-        raise ContainerError(f"building the image of {folder.name} failed: {first_line(error)}") from None
-    except requests.exceptions.RequestException as error:
-        raise ContainerError(f"building the image of {folder.name}: the Docker engine did not answer ({first_line(error)})") from None
+        raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as error:
+        if not cutoff.expired:
+            raise ContainerError(f"building the image of {name}: the Docker engine did not answer ({first_line(error)})") from None
+    except OSError as error:  # the folder could not be read for the build's context
+        if not cutoff.expired:
+            raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
     finally:
+        cutoff.cancel()
         builder.close()
+    if cutoff.expired:
+        why = "(--build-timeout)" if recipe.context else "(the harness's package step)"
+        raise ImageBuildFailed(f"building the image of {name} ran past its {seconds:g} s {why}\n" + "\n".join(said))
+
+
+class Cutoff:
+    """The end of one build's time: when it comes, the build's connection is shut down, whatever its
+    reading waits for, and the engine, whose client is gone, cancels the build and removes its step's
+    container (what the SDK's own ``timeout`` cannot do: it bounds each read, not the build)."""
+
+    def __init__(self, builder: docker.DockerClient, seconds: float) -> None:
+        self.expired = False
+        self._responses: list[requests.Response] = []
+        self._lock = threading.Lock()
+        builder.api.hooks["response"].append(self._keep)
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _keep(self, response: requests.Response, *args: object, **kwargs: object) -> None:
+        """Each response the build's connection gets, as it comes: cut at once if the time is up."""
+        with self._lock:
+            self._responses.append(response)
+            expired = self.expired
+        if expired:
+            _shut(response)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            responses = list(self._responses)
+        for response in responses:
+            _shut(response)
+
+    def cancel(self) -> None:
+        """The build is over: no cut comes."""
+        self._timer.cancel()
+
+
+def _shut(response: requests.Response) -> None:
+    """Shut the socket a streamed response is read from, both ways: a read that waits on it returns."""
+    connection = response.raw.connection if isinstance(response.raw, urllib3.response.HTTPResponse) else None
+    sock = getattr(connection, "sock", None)
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)

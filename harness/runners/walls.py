@@ -26,7 +26,7 @@ from harness.port import Port, Requirement
 from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
-from harness.settings import Backend
+from harness.settings import DEFAULT_TIMEOUT, Backend
 
 VERSION_SECONDS = 10.0
 """The longest a version command may take."""
@@ -71,8 +71,11 @@ class Walls(ABC):
     """Whether its programs run in containers of the Docker engine, so that a run in this mode first
     removes those a killed run left."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, build_seconds: float = DEFAULT_TIMEOUT) -> None:
         self.limits = limits
+        self.build_seconds = build_seconds
+        """How long a port's build may take (``--build-timeout``): where a mode builds the port's own
+        recipe for an image, that recipe's build too."""
         self.processes = Processes()
         """The run's port processes, which :meth:`stop_all` ends."""
 
@@ -146,9 +149,9 @@ def walls_class(mode: Mode) -> type[Walls]:
     return walls
 
 
-def open_walls(mode: Mode, limits: Limits) -> Walls:
-    """The walls of ``mode``, within ``limits``."""
-    return walls_class(mode)(limits)
+def open_walls(mode: Mode, limits: Limits, build_seconds: float = DEFAULT_TIMEOUT) -> Walls:
+    """The walls of ``mode``, within ``limits``, whose builds may take ``build_seconds``."""
+    return walls_class(mode)(limits, build_seconds)
 
 
 def becomes(user: str | None) -> int | None:

@@ -29,6 +29,7 @@ from harness.port import Port
 from harness.runners.base import Runner
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
+from harness.settings import DEFAULT_TIMEOUT
 
 NOBODY = 65534
 CELL_USER = f"{NOBODY}:{NOBODY}"
@@ -95,9 +96,9 @@ class ContainerWalls(Walls):
     default_backend = "docker"
     uses_engine = True
 
-    def __init__(self, limits: Limits) -> None:
-        super().__init__(limits)
-        self.containers = PortContainers(limits)
+    def __init__(self, limits: Limits, build_seconds: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(limits, build_seconds)
+        self.containers = PortContainers(limits, build_seconds)
 
     def start(self, job: Job) -> ContainerCell:
         """The job's program in a container of its own: the port's folder read-only at /port, the
@@ -140,10 +141,11 @@ WALLS = ContainerWalls
 class PortContainers:
     """The run's containers: a fresh one for each cell and each build command, started from the
     port's image, removed when it is over, and all removed by :meth:`close`. The engine is reached
-    once per run, each port's image made once per run (a failure to make it, too, is said once)."""
+    once per run, each port's image made once per run (a failure to make it, too, is said once), a
+    port's own recipe within ``build_seconds`` and the run's memory cap."""
 
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
+    def __init__(self, limits: Limits, build_seconds: float = DEFAULT_TIMEOUT) -> None:
+        self.limits, self.build_seconds = limits, build_seconds
         self._engine: Engine | ContainerError | None = None
         self._images: dict[Path, str | ContainerError] = {}
         self._making: dict[Path, threading.Lock] = {}
@@ -172,7 +174,10 @@ class PortContainers:
             made = self._images.get(port.folder)
             if made is None:
                 try:
-                    made = engine.call(f"making the image of {port.name}", port_image, engine.client, port.name, port.folder, port.requires)
+                    made = engine.call(
+                        f"making the image of {port.name}", port_image, engine.client, port.name, port.folder, port.requires,
+                        seconds=self.build_seconds, memory=self.limits.memory,
+                    )
                 except ContainerError as error:
                     made = error
                 self._images[port.folder] = made

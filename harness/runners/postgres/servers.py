@@ -403,6 +403,7 @@ class Container:
 
     def __init__(self, walls: Walls, port: Port, dsn: str | None, parent: Path | None) -> None:
         self._port, self._limits, self._parent = port, walls.limits, parent
+        self._build_seconds = walls.build_seconds
         self._engine: object | None = None
         self._container: object | None = None
         self._folder: Path | None = None
@@ -432,6 +433,7 @@ class Container:
         try:
             image = engine.call(
                 f"making the image of {self._port.name}", port_image, engine.client, self._port.name, self._port.folder, self._port.requires, server=True,
+                seconds=self._build_seconds, memory=self._limits.memory,
             )
             self._container = engine.call(
                 "starting the PostgreSQL container", engine.client.containers.run,

@@ -1,0 +1,146 @@
+"""A port's own Containerfile is the port's code: its build reaches no network and is held to
+``--build-timeout``, and either fault is the port's build error, leaving nothing of the build running.
+The Debian packages its manifest names come from the harness's own step, beneath it."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+import docker
+import docker.errors
+import pytest
+
+from conftest import ROOT
+from integration.conftest import Listener, compare_json
+
+ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
+BUILD_SECONDS = 5
+GRACE_SECONDS = 20
+"""How much longer than its --build-timeout a run with one cell, whose image build runs past it, may take:
+the harness's start, the engine's answer, and a busy machine."""
+LEFT_SECONDS = 10
+"""How long the engine may take, after the run, to remove the stopped step's container."""
+
+
+def recipe_port(root: Path, name: str, steps: str) -> Path:
+    """A port that prints its moves with Bash, whose Containerfile adds ``steps`` to the base."""
+    shutil.copytree(ISOLATION_PORTS / "ballast", root / name)
+    (root / name / "Containerfile").write_text(f"ARG BASE=debian:bookworm-slim\nFROM ${{BASE}}\n{steps}\n")
+    return root / name
+
+
+def left_of(token: str) -> tuple[list[str], list[int]]:
+    """What a build whose step names ``token`` left: the engine's containers that run it, and this
+    machine's processes."""
+    client = docker.from_env()
+    try:
+        containers = [c.id for c in client.containers.list(all=True, ignore_removed=True) if token in " ".join(c.attrs["Config"]["Cmd"] or [])]
+    finally:
+        client.close()
+    processes = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if token.encode() in cmdline.read_bytes():
+                processes.append(int(cmdline.parent.name))
+    return containers, processes
+
+
+def remove_containers(ids: list[str]) -> None:
+    client = docker.from_env()
+    for id_ in ids:
+        with contextlib.suppress(docker.errors.DockerException):
+            client.containers.get(id_).remove(force=True)
+    client.close()
+
+
+@pytest.mark.docker
+def test_a_containerfile_reaches_no_network(tmp_path, docker_engine, run_tmpdir):
+    """Its step connects to this machine's own address, which a container on Docker's default
+    network reaches: the build has no network at all, so the connection is never made, and the cell
+    is a build error that quotes the step's words."""
+    listener = Listener()
+    host, port = listener.address.split("/")
+    token = uuid.uuid4().hex
+    recipe_port(tmp_path / "ports", "reaching", f'RUN ["bash", "-c", "echo {token}; exec 3<>/dev/tcp/{host}/{port}"]')
+    try:
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
+    finally:
+        listener.close()
+    assert listener.accepted == 0, "the recipe's step reached the network"
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert cell["detail"].startswith("building the image of reaching failed"), cell["detail"]
+    assert "Network is unreachable" in cell["detail"] and "\x1b" not in cell["detail"], cell["detail"]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize(
+    ("step", "refused"),
+    [
+        ("ADD http://{address}/{token} /fetched", "line 3: ADD fetches what a URL names, past the build's walls: use COPY"),
+        ("COPY --from=hanoi-polyglot/base:bookworm /etc/hostname /{token}", "line 3: COPY --from=hanoi-polyglot/base:bookworm: a port copies"),
+    ],
+    ids=["add-a-url", "copy-from-another-image"],
+)
+def test_a_containerfile_takes_nothing_the_engine_fetches_for_it(tmp_path, docker_engine, run_tmpdir, step, refused):
+    """The engine itself fetches what ADD names by URL, network or not, and reads any image it holds
+    that COPY --from names: the harness refuses such a recipe before the engine sees it, and
+    nothing is fetched."""
+    listener = Listener()
+    address = listener.address.replace("/", ":")
+    recipe_port(tmp_path / "ports", "fetching", step.format(address=address, token=uuid.uuid4().hex))
+    try:
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
+    finally:
+        listener.close()
+    assert listener.accepted == 0, "the engine fetched what the recipe named"
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert cell["detail"].startswith(f"building the image of fetching failed: its Containerfile {refused}"), cell["detail"]
+
+
+@pytest.mark.docker
+def test_a_containerfile_that_runs_past_the_build_timeout_is_a_build_error_and_leaves_nothing(tmp_path, docker_engine, run_tmpdir):
+    """A step that would sleep 150 s, under --build-timeout 5: the build is stopped at its time, the
+    cell says so, and neither the step's container nor its processes outlive the run."""
+    token = str(uuid.uuid4().int)[:16]  # in the shell's command line, and in sleep's as its fraction of a second
+    recipe_port(tmp_path / "ports", "sleeping", f"RUN echo {token} && sleep 150.{token}")
+    started = time.monotonic()
+    try:
+        done, report = compare_json(
+            tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", "--timeout", str(BUILD_SECONDS), "--build-timeout", str(BUILD_SECONDS),
+            root=tmp_path / "ports", tmpdir=run_tmpdir,
+        )
+        took = time.monotonic() - started
+        left = left_of(token)
+        deadline = time.monotonic() + LEFT_SECONDS
+        while left != ([], []) and time.monotonic() < deadline:
+            time.sleep(0.2)
+            left = left_of(token)
+    finally:
+        remove_containers(left_of(token)[0])
+    assert took < BUILD_SECONDS + GRACE_SECONDS, f"the run took {took:.0f} s"
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert cell["detail"].startswith(f"building the image of sleeping ran past its {BUILD_SECONDS} s (--build-timeout)"), cell["detail"]
+    assert left == ([], []), "the build ran on after the run"
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.docker
+def test_a_containerfile_is_built_on_the_packages_its_manifest_names(tmp_path, docker_engine, run_tmpdir):
+    """Tcl is not on the base, and the recipe, with no network, cannot fetch it: the harness's own
+    step installs the package the manifest names beneath it, and the recipe's step uses it."""
+    root = tmp_path / "ports"
+    shutil.copytree(ROOT / "tests" / "contributed" / "tcl-to-b", root / "tcl-recipe")
+    (root / "tcl-recipe" / "Containerfile").write_text(
+        f"ARG BASE=debian:bookworm-slim\nFROM ${{BASE}}\nRUN echo 'puts {uuid.uuid4().hex}' | tclsh\n",
+    )
+    done, report = compare_json(tmp_path, "--n", "0-2", "--isolation", "container", root=root, tmpdir=run_tmpdir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [(cell["n"], cell["outcome"]) for cell in report["cells"] if cell["method"] == "recursive"] == [(n, "pass") for n in range(3)]
