@@ -29,6 +29,8 @@ WORKING-STORAGE SECTION.
 01  ARG-COUNT-SHOWN             PIC Z(3)9.
 01  METHOD-ARG                  PIC X(40).
 01  N-ARG                       PIC X(40).
+*> N again, set at the right: its last character is a space only if N ends in one (or is empty).
+01  N-ARG-END                   PIC X(40) JUSTIFIED RIGHT.
 01  N-LENGTH                    PIC 9(4) COMP-5.
 01  MAX-DISCS                   PIC 99 VALUE 63.
 
@@ -94,12 +96,15 @@ READ-ARGUMENTS.
     END-IF
     ACCEPT METHOD-ARG FROM ARGUMENT-VALUE
     ACCEPT N-ARG FROM ARGUMENT-VALUE
+    DISPLAY 2 UPON ARGUMENT-NUMBER
+    ACCEPT N-ARG-END FROM ARGUMENT-VALUE
     IF METHOD-ARG NOT = "binary" AND "recursive" AND "iterative" AND "cyclic"
         DISPLAY "hanoi: unknown method '" FUNCTION TRIM(METHOD-ARG) "'" UPON SYSERR
         PERFORM USAGE-EXIT
     END-IF
     MOVE FUNCTION LENGTH(FUNCTION TRIM(N-ARG TRAILING)) TO N-LENGTH
-    IF N-ARG = SPACES OR N-ARG(40:1) NOT = SPACE OR N-ARG(1:N-LENGTH) IS NOT NUMERIC
+    IF N-ARG = SPACES OR N-ARG(40:1) NOT = SPACE OR N-ARG-END(40:1) = SPACE
+            OR N-ARG(1:N-LENGTH) IS NOT NUMERIC
         DISPLAY "hanoi: N must be a whole number of discs, 0 or more, not '"
             FUNCTION TRIM(N-ARG) "'" UPON SYSERR
         PERFORM USAGE-EXIT
