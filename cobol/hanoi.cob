@@ -34,15 +34,20 @@ WORKING-STORAGE SECTION.
 01  N-LENGTH                    PIC 9(4) COMP-5.
 01  MAX-DISCS                   PIC 99 VALUE 63.
 
-*> What every method works with: the number of discs, pegs, a disc.
+*> What every method is given: the number of discs and the pegs.
 01  DISCS                       PIC 99 COMP-5.
 01  SOURCE-PEG                  PIC 9 COMP-5 VALUE 0.
 01  SPARE-PEG                   PIC 9 COMP-5 VALUE 1.
 01  TARGET-PEG                  PIC 9 COMP-5 VALUE 2.
+
+*> region binary iterative
+*> A move, as the binary and iterative methods make it: the disc and the pegs it leaves and goes to.
 01  FROM-PEG                    PIC 9 COMP-5.
 01  TO-PEG                      PIC 9 COMP-5.
 01  DISC                        PIC 99 COMP-5.
+*> endregion binary iterative
 
+*> region binary
 *> The binary method: the move's number, and the bits CBL_AND and CBL_OR work on.
 01  MOVE-NUMBER                 USAGE BINARY-DOUBLE UNSIGNED.
 01  LAST-MOVE                   USAGE BINARY-DOUBLE UNSIGNED.
@@ -54,7 +59,9 @@ WORKING-STORAGE SECTION.
 01  RELABEL                     PIC X(3).
 01  FILLER REDEFINES RELABEL.
     05  RELABELLED              PIC 9 OCCURS 3.
+*> endregion binary
 
+*> region iterative
 *> The iterative method: the three towers, each bottom disc first, and the smallest disc's way.
 01  TOWERS.
     05  TOWER OCCURS 3.
@@ -67,6 +74,7 @@ WORKING-STORAGE SECTION.
 01  SMALL-PEG                   PIC 9 COMP-5.
 01  WAY                         PIC 9 COMP-5.
 01  MOVES-LEFT                  USAGE BINARY-DOUBLE UNSIGNED.
+*> endregion iterative
 
 PROCEDURE DIVISION.
 MAIN.
