@@ -75,12 +75,6 @@ static void move(struct board *b, int disc, int src, int dst)
     print_board(b);
 }
 
-// The disc on top of peg p; 0 for an empty peg.
-static int top(const struct board *b, int p)
-{
-    return b->height[p] ? b->disc[p][b->height[p] - 1] : 0;
-}
-
 // region binary
 // After the Tower of Hanoi notes: move i (1 <= i < 2^n) takes disc 1 + (the trailing zero bits of
 // i) from peg (i & (i - 1)) % 3 to peg ((i | (i - 1)) + 1) % 3. The formula ends on peg 1 when n is
@@ -117,6 +111,12 @@ static void recursive(struct board *b, int n, int src, int spare, int dst)
 // endregion recursive
 
 // region iterative
+// The disc on top of peg p; 0 for an empty peg.
+static int top(const struct board *b, int p)
+{
+    return b->height[p] ? b->disc[p][b->height[p] - 1] : 0;
+}
+
 // After COMP9021's iterative_towers: every other move is the smallest disc's, always the same way
 // round (from p to p - 1 mod 3 for odd n, to p + 1 for even n); each move between is the only
 // legal move between the two pegs the smallest disc is not on.

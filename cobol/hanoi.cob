@@ -29,18 +29,25 @@ WORKING-STORAGE SECTION.
 01  ARG-COUNT-SHOWN             PIC Z(3)9.
 01  METHOD-ARG                  PIC X(40).
 01  N-ARG                       PIC X(40).
+*> N again, set at the right: its last character is a space only if N ends in one (or is empty).
+01  N-ARG-END                   PIC X(40) JUSTIFIED RIGHT.
 01  N-LENGTH                    PIC 9(4) COMP-5.
 01  MAX-DISCS                   PIC 99 VALUE 63.
 
-*> What every method works with: the number of discs, pegs, a disc.
+*> What every method is given: the number of discs and the pegs.
 01  DISCS                       PIC 99 COMP-5.
 01  SOURCE-PEG                  PIC 9 COMP-5 VALUE 0.
 01  SPARE-PEG                   PIC 9 COMP-5 VALUE 1.
 01  TARGET-PEG                  PIC 9 COMP-5 VALUE 2.
+
+*> region binary iterative
+*> A move, as the binary and iterative methods make it: the disc and the pegs it leaves and goes to.
 01  FROM-PEG                    PIC 9 COMP-5.
 01  TO-PEG                      PIC 9 COMP-5.
 01  DISC                        PIC 99 COMP-5.
+*> endregion binary iterative
 
+*> region binary
 *> The binary method: the move's number, and the bits CBL_AND and CBL_OR work on.
 01  MOVE-NUMBER                 USAGE BINARY-DOUBLE UNSIGNED.
 01  LAST-MOVE                   USAGE BINARY-DOUBLE UNSIGNED.
@@ -52,7 +59,9 @@ WORKING-STORAGE SECTION.
 01  RELABEL                     PIC X(3).
 01  FILLER REDEFINES RELABEL.
     05  RELABELLED              PIC 9 OCCURS 3.
+*> endregion binary
 
+*> region iterative
 *> The iterative method: the three towers, each bottom disc first, and the smallest disc's way.
 01  TOWERS.
     05  TOWER OCCURS 3.
@@ -65,6 +74,7 @@ WORKING-STORAGE SECTION.
 01  SMALL-PEG                   PIC 9 COMP-5.
 01  WAY                         PIC 9 COMP-5.
 01  MOVES-LEFT                  USAGE BINARY-DOUBLE UNSIGNED.
+*> endregion iterative
 
 PROCEDURE DIVISION.
 MAIN.
@@ -94,12 +104,15 @@ READ-ARGUMENTS.
     END-IF
     ACCEPT METHOD-ARG FROM ARGUMENT-VALUE
     ACCEPT N-ARG FROM ARGUMENT-VALUE
+    DISPLAY 2 UPON ARGUMENT-NUMBER
+    ACCEPT N-ARG-END FROM ARGUMENT-VALUE
     IF METHOD-ARG NOT = "binary" AND "recursive" AND "iterative" AND "cyclic"
         DISPLAY "hanoi: unknown method '" FUNCTION TRIM(METHOD-ARG) "'" UPON SYSERR
         PERFORM USAGE-EXIT
     END-IF
     MOVE FUNCTION LENGTH(FUNCTION TRIM(N-ARG TRAILING)) TO N-LENGTH
-    IF N-ARG = SPACES OR N-ARG(40:1) NOT = SPACE OR N-ARG(1:N-LENGTH) IS NOT NUMERIC
+    IF N-ARG = SPACES OR N-ARG(40:1) NOT = SPACE OR N-ARG-END(40:1) = SPACE
+            OR N-ARG(1:N-LENGTH) IS NOT NUMERIC
         DISPLAY "hanoi: N must be a whole number of discs, 0 or more, not '"
             FUNCTION TRIM(N-ARG) "'" UPON SYSERR
         PERFORM USAGE-EXIT

@@ -8,6 +8,7 @@
 // (The cyclic Tower of Hanoi is cyclic.cpp, after the article's compile-time templates.)
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -49,20 +50,21 @@ private:
 };
 
 // region binary
-// Move i goes from peg (i & (i - 1)) % 3 to peg ((i | (i - 1)) + 1) % 3 and moves disc 1 + the
-// number of trailing zero bits of i. The formula ends on peg 1 when n is even, so for even n pegs 1
-// and 2 trade names.
+// After the Tower of Hanoi notes' b_toh: move i goes from peg (i & (i - 1)) % 3 to peg
+// ((i | (i - 1)) + 1) % 3 and moves disc 1 + the number of trailing zero bits of i. The formula
+// ends on peg 1 when n is even, so for even n pegs 1 and 2 trade names.
 void binary(int n, Moves& move)
 {
   const int relabel[2][3] = {{0, 2, 1}, {0, 1, 2}};
   const int* peg = relabel[n % 2];
   const std::uint64_t last = (std::uint64_t{1} << n) - 1;
   for(std::uint64_t i = 1; i <= last; ++i)
-    move(__builtin_ctzll(i) + 1, peg[(i & (i - 1)) % 3], peg[((i | (i - 1)) + 1) % 3]);
+    move(std::countr_zero(i) + 1, peg[(i & (i - 1)) % 3], peg[((i | (i - 1)) + 1) % 3]);
 }
 // endregion binary
 
 // region recursive
+// After Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh: the
 // n - 1 discs out of the way to the spare peg, the largest to the target, the n - 1 back on top.
 void recursive(int n, int src, int dst, int spare, Moves& move)
 {
@@ -74,9 +76,9 @@ void recursive(int n, int src, int dst, int spare, Moves& move)
 // endregion recursive
 
 // region iterative
-// Every odd move is the smallest disc's, always the same way round: 0 -> 1 -> 2 -> 0 for even n,
-// 0 -> 2 -> 1 -> 0 for odd n. Every even move is the one legal move between the two other pegs.
-// Each peg is a stack of discs, the top last.
+// After COMP9021's iterative_towers: every odd move is the smallest disc's, always the same way
+// round: 0 -> 1 -> 2 -> 0 for even n, 0 -> 2 -> 1 -> 0 for odd n. Every even move is the one legal
+// move between the two other pegs. Each peg is a stack of discs, the top last.
 void iterative(int n, Moves& move)
 {
   int stack[3][MOST_DISCS];

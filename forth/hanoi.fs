@@ -26,11 +26,15 @@
 0 value relabel?
 : relabel ( peg -- peg' )   relabel? if 3 swap - 3 mod then ;
 
+\ A cell is read as unsigned here: (i or i-1) + 1 is 2^63 for each disc's last move at n = 63,
+\ which as a signed cell is negative, and mod would floor it to the wrong peg.
+: umod3 ( u -- u' )   0 3 um/mod drop ;
+
 : binary ( n -- )
   dup 1 and 0= to relabel?
   1 swap lshift 1 ?do
-    i dup 1- and 3 mod relabel
-    i dup 1- or 1+ 3 mod relabel
+    i dup 1- and umod3 relabel
+    i dup 1- or 1+ umod3 relabel
     i disc say
   loop ;
 \ endregion binary

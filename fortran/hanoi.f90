@@ -17,10 +17,14 @@ module hanoi_methods
    use, intrinsic :: iso_fortran_env, only: int64
    implicit none
    private
-   public :: max_discs, binary, recursive_hanoi, iterative, transfer_adjacent, write_moves
+   public :: max_discs, max_counted_discs, binary, recursive_hanoi, iterative, transfer_adjacent, &
+             write_moves
 
-   ! The most discs a 64-bit count of moves allows: 2**63 - 1 moves.
+   ! The most discs: 2**63 - 1 moves, the most a 64-bit count holds.
    integer, parameter :: max_discs = 63
+   ! The most discs binary and iterative take: they count the moves in a signed 64-bit integer, and
+   ! at n = 63 their loops' bounds and binary's (i .or. i - 1) + 1 reach 2**63, past the largest.
+   integer, parameter :: max_counted_discs = 62
 
    ! A move's line: disc, source and target in columns 4 wide, then the end of the line.
    integer, parameter :: line_length = 3*4 + 1
@@ -199,6 +203,8 @@ program hanoi
    if (len(discs) > 2) call usage('N = '//discs//' is more discs than a 64-bit count of moves allows')
    read (discs, '(i2)') n
    if (n > max_discs) call usage('N = '//discs//' is more discs than a 64-bit count of moves allows')
+   if ((method == 'binary' .or. method == 'iterative') .and. n > max_counted_discs) &
+      call usage('N = '//discs//' is more discs than '//method//' counts in a 64-bit integer')
 
    select case (method)
    case ('binary')
@@ -228,8 +234,9 @@ contains
    subroutine usage(problem)
       character(len=*), intent(in) :: problem
 
-      write (error_unit, '(2a, i0, a)') 'usage: hanoi binary|recursive|iterative|cyclic N   ', &
-         '(N a whole number of discs, 0 to ', max_discs, ')'
+      write (error_unit, '(2a, i0, a, i0, a)') 'usage: hanoi binary|recursive|iterative|cyclic N   ', &
+         '(N a whole number of discs, 0 to ', max_discs, '; to ', max_counted_discs, &
+         ' for binary and iterative)'
       write (error_unit, '(2a)') 'hanoi: ', problem
       stop 2, quiet=.true.
    end subroutine usage

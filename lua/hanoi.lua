@@ -120,8 +120,10 @@ local METHODS = {
   cyclic = cyclic,
 }
 
--- binary and iterative count the moves, 2^N - 1, in Lua's 64-bit integers.
-local MAX_DISCS = { binary = 63, iterative = 63 }
+-- binary and iterative count the moves, 2^N - 1, in Lua's 64-bit integers,
+-- which wrap past 2^63 - 1: binary's (i | (i - 1)) + 1 is 2^63 for each disc's
+-- last move at N = 63, negative in Lua, so binary stops at N = 62.
+local MAX_DISCS = { binary = 62, iterative = 63 }
 
 local PEGS = { [0] = "left", "middle", "right" }
 

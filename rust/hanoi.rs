@@ -3,16 +3,17 @@
 //!
 //!     rustc -O -o hanoi hanoi.rs && ./hanoi binary|recursive|iterative|cyclic N
 //!
-//! Each move is printed as it is made, one a line, as Rust's `Debug` shows a `Move`, through one
+//! Each move is printed as it is made, one a line, as `Move`'s `Display` shows it, through one
 //! buffered writer: memory is O(n) whatever n is. The first moves for N = 3:
 //!
-//!     Move { disc: 1, from: 0, to: 2 }
-//!     Move { disc: 2, from: 0, to: 1 }
-//!     Move { disc: 1, from: 2, to: 1 }
+//!     disc 1: 0 -> 2
+//!     disc 2: 0 -> 1
+//!     disc 1: 2 -> 1
 //!
 //! A bad METHOD or N: a usage message on standard error and exit code 2.
 
 use std::env;
+use std::fmt;
 use std::io::{self, BufWriter, Write};
 use std::process;
 
@@ -20,17 +21,22 @@ use std::process;
 const MAX_DISCS: u32 = 63;
 
 /// One move: the disc on top of peg `from` goes on top of peg `to`. Disc 1 is the smallest.
-#[allow(dead_code)] // the fields are read only by Debug, which prints them
-#[derive(Debug)]
 struct Move {
     disc: u32,
     from: usize,
     to: usize,
 }
 
-/// Prints one move, as `Debug` shows it.
+/// A move as it is printed: `disc 1: 0 -> 2`.
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "disc {}: {} -> {}", self.disc, self.from, self.to)
+    }
+}
+
+/// Prints one move, as `Display` shows it.
 fn emit(out: &mut impl Write, disc: u32, from: usize, to: usize) -> io::Result<()> {
-    writeln!(out, "{:?}", Move { disc, from, to })
+    writeln!(out, "{}", Move { disc, from, to })
 }
 
 // region binary
