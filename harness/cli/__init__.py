@@ -35,6 +35,8 @@ COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, c
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a run."""
 STOP_SECONDS = 4.0
 """How long a stopped run may take to end its ports and servers before it gives up on them."""
 REPORT_SECONDS = 60.0
@@ -87,7 +89,7 @@ def main() -> None:
     """The console command: it exits with the code :func:`invoke` returns. Ctrl-C, SIGTERM and SIGHUP
     end every port and server the run started, then exit 128 + the signal."""
     stop = _Stop()
-    for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for handled in STOPPING:
         signal.signal(handled, stop)
     try:
         code = invoke()
@@ -95,6 +97,8 @@ def main() -> None:
         # Whatever the run leaves is freed with the process: no last collection walks it first,
         # which took longer than writing the report (two or three hundredths of a second).
         gc.freeze()
+    for handled in STOPPING:  # the run is over: Python, ending, would restore the default, and a late Ctrl-C kill it
+        signal.signal(handled, signal.SIG_IGN)
     sys.exit(code)
 
 

@@ -120,12 +120,17 @@ def test_the_cells_a_stop_cuts_short_are_interrupted_in_every_report_never_faile
     assert left_behind(run_tmpdir) is None
 
 
-def test_a_second_ctrl_c_does_not_stop_the_reports_being_written(tmp_path, run_tmpdir):
+@pytest.mark.parametrize("presses", [2, 100], ids=["twice", "again-and-again"])
+def test_ctrl_c_pressed_again_does_not_stop_the_reports_being_written(tmp_path, run_tmpdir, presses):
+    """Ctrl-C, then again 0.05 s later, as a user does; and again every 0.05 s until the run ends,
+    so that one comes while the reports are being written, whenever that is."""
     with _stuck_run(tmp_path, run_tmpdir, real=("python",)) as (process, token, files):
         _stuck(process, token, 1)
-        process.send_signal(signal.SIGINT)
-        time.sleep(0.05)  # as a user's second Ctrl-C comes, while the first is being handled
-        process.send_signal(signal.SIGINT)
+        for _ in range(presses):
+            if process.poll() is not None:
+                break
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.05)
         out, err = process.communicate(timeout=60)
     assert process.returncode == 128 + signal.SIGINT, out + err
     assert valid_report(json.loads(files["json"].read_text()))["interrupted"] == "SIGINT", err
