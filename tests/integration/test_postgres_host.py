@@ -44,7 +44,8 @@ def test_roots_server_changes_the_mode_of_no_folder_above_its_temporary_folder_o
             tmpdir=tmpdir, env_extra={"PYTHONPATH": str(site)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         out, err = process.communicate(timeout=600)
-        assert {folder: _mode(folder) for folder in modes} == modes, out + err
+        after = {folder: _mode(folder) for folder in modes}
+        assert after == modes, {f"{folder}: {modes[folder]:o} became {after[folder]:o}" for folder in modes if after[folder] != modes[folder]}
         assert process.returncode == 0, out + err
         cells = valid_report(json.loads(report_file.read_text()))["cells"]
         assert cells and {cell["outcome"] for cell in cells} == {"pass"}, out
