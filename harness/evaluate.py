@@ -332,9 +332,13 @@ def evaluate_all(
 ) -> list[Cell]:
     """Every cell of the settings' plan, ``settings.jobs`` at a time, returned in the plan's order.
     A cell with more moves than ``settings.max_moves`` is skipped, saying so; with
-    ``settings.fail_fast``, once a cell fails or errors the cells not yet started are skipped."""
+    ``settings.fail_fast``, once a cell fails or errors the cells not yet started are skipped.
+    Interrupted (Ctrl-C, SIGTERM), each cell still running goes to ``on_done`` as interrupted
+    (:func:`interrupted_cell`) before anything is stopped, whatever its port's ending would have
+    said; then the interruption is raised."""
     by_name = {port.name: port for port in ports}
     failed = threading.Event()
+    run = _Running(on_done)
 
     def one(key: CellKey) -> Cell:
         name, method, n = key
@@ -344,12 +348,12 @@ def evaluate_all(
         elif failed.is_set():
             cell = Cell(name, method, n, Outcome.SKIPPED, detail="not run: --fail-fast, after an earlier cell failed", reason=Reason.NOT_RUN)
         else:
+            if not run.begin(key):  # the run is interrupted: no cell starts now
+                return interrupted_cell(key, 0.0)
             cell = evaluate(by_name[name], method, n, settings, gate)
         if settings.fail_fast and cell.outcome in (Outcome.FAIL, Outcome.ERROR):
             failed.set()
-        if on_done:
-            on_done(cell)
-        return cell
+        return run.end(key, cell)
 
     pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
     futures = [pool.submit(one, key) for key in settings.plan.cells()]
@@ -358,9 +362,55 @@ def evaluate_all(
         # only notices it when it wakes.
         while wait(futures, timeout=INTERRUPT_CHECK_SECONDS).not_done:
             pass
-    except BaseException:  # Ctrl-C or SIGTERM: no cell still to start, no port or query left running
+    except BaseException:  # Ctrl-C or SIGTERM: the running cells marked, no cell still to start, no port or query left running
+        run.interrupt()
         pool.shutdown(wait=False, cancel_futures=True)
         gate.stop_all()
         raise
     pool.shutdown()
     return [future.result() for future in futures]
+
+
+def interrupted_cell(key: CellKey, seconds: float) -> Cell:
+    """A cell the run's interruption cut short: neither a pass nor a fault of its port."""
+    name, method, n = key
+    detail = f"interrupted after {seconds:.1f} s: the run was stopped before this cell finished"
+    return Cell(name, method, n, Outcome.SKIPPED, seconds=seconds, detail=detail, reason=Reason.INTERRUPTED)
+
+
+class _Running:
+    """The cells under way, and the run's interruption flag. A cell's verdict is the flag's: one that
+    ends before the run is interrupted is reported as it ended; one still running then is reported
+    interrupted at that moment, and what its port does once it is stopped (a crash, no moves) is
+    never read as its verdict. One lock orders the two, so no cell is reported twice or lost."""
+
+    def __init__(self, on_done: Callable[[Cell], None] | None) -> None:
+        self.on_done = on_done
+        self.lock = threading.Lock()
+        self.interrupted = False
+        self.started: dict[CellKey, float] = {}
+
+    def begin(self, key: CellKey) -> bool:
+        """Note that the cell starts; False if the run is already interrupted."""
+        with self.lock:
+            if not self.interrupted:
+                self.started[key] = time.perf_counter()
+            return not self.interrupted
+
+    def end(self, key: CellKey, cell: Cell) -> Cell:
+        """The cell as it ended, given to ``on_done`` unless the run is interrupted (then
+        :meth:`interrupt` gave its interrupted cell, if it had started)."""
+        with self.lock:
+            self.started.pop(key, None)
+            if self.on_done and not self.interrupted:
+                self.on_done(cell)
+        return cell
+
+    def interrupt(self) -> None:
+        """Raise the flag, and give ``on_done`` each cell still running, interrupted."""
+        with self.lock:
+            self.interrupted = True
+            now = time.perf_counter()
+            for key, began in self.started.items():
+                if self.on_done:
+                    self.on_done(interrupted_cell(key, now - began))

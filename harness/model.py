@@ -208,6 +208,7 @@ class Reason(str, enum.Enum):
     MISSING_INTERPRETER = "missing-interpreter"
     TOO_MANY_MOVES = "too-many-moves"
     NOT_RUN = "not-run"  # left out by --fail-fast after an earlier cell failed
+    INTERRUPTED = "interrupted"  # running when the run was stopped (Ctrl-C, SIGTERM): no verdict, and no fault of the port
 
 
 @dataclass(frozen=True)

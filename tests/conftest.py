@@ -77,8 +77,12 @@ def suite(tmp_path: Path, *fakes: str, real: tuple[str, ...] = HEADLINE, fakes_f
 
 
 def run_folder() -> Path:
-    """A temporary folder of one harness run's own, given to it as TMPDIR."""
-    return Path(tempfile.mkdtemp(prefix="hanoi-test-run-"))
+    """A temporary folder of one harness run's own, given to it as TMPDIR, that every user may pass
+    through but not list (0711), as root's embedded server's user must to keep its folder there: in
+    a folder of 0700, as mkdtemp makes it, the server's folder goes to /tmp (see docs/postgresql.md)."""
+    folder = Path(tempfile.mkdtemp(prefix="hanoi-test-run-"))
+    folder.chmod(0o711)
+    return folder
 
 
 def postgres_servers(under: Path) -> set[str]:

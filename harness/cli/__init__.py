@@ -26,6 +26,7 @@ import click
 
 from harness.cli import bench, check, compare, doctor, gallery, list_ports, merge, new_language, run, show, smoke, transcripts
 from harness.cli.group import Terminated, cli
+from harness.cli.publish import WRITING
 from harness.errors import ExitCode
 from harness.model import visible
 from harness.runners.base import WAITS
@@ -34,21 +35,36 @@ COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, c
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a run."""
 STOP_SECONDS = 4.0
 """How long a stopped run may take to end its ports and servers before it gives up on them."""
+REPORT_SECONDS = 60.0
+"""How long a stopped run that gives up waits for the reports it is writing: long enough for the
+largest report on a busy machine, never for ever."""
 
 
 def _stopped_by(number: int) -> str:
     return "interrupted" if number == signal.SIGINT else f"stopped by {signal.Signals(number).name}"
 
 
-def _stop(number: int, _frame: object) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP: the run cleans up and ends, within STOP_SECONDS whatever a server or
-    the Docker engine does (the next run sweeps what could not be removed)."""
-    _give_up_after(STOP_SECONDS, number)
-    if number == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(number)
+class _Stop:
+    """The handler of Ctrl-C, SIGTERM and SIGHUP. The first ends the run: it cleans up and ends, within
+    STOP_SECONDS whatever a server or the Docker engine does (the next run sweeps what could not be
+    removed). Any later one is let go: the run is already ending, writing its reports, which a second
+    Ctrl-C must not cut short; it exits as the first signal says."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+
+    def __call__(self, number: int, _frame: object) -> None:
+        if self.first is not None:
+            return
+        self.first = number
+        _give_up_after(STOP_SECONDS, number)
+        if number == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated(number)
 
 
 @functools.cache
@@ -57,6 +73,8 @@ def _give_up_after(seconds: float, number: int) -> None:
 
     def give_up() -> None:
         time.sleep(seconds)
+        if WRITING.locked():  # the reports are being written: they end first, within REPORT_SECONDS
+            WRITING.acquire(timeout=REPORT_SECONDS)
         waited = WAITS.names()
         on = f"; gave up after {seconds:g} s waiting for {', '.join(waited)}" if waited else ""
         with contextlib.suppress(OSError, ValueError):
@@ -70,14 +88,17 @@ def _give_up_after(seconds: float, number: int) -> None:
 def main() -> None:
     """The console command: it exits with the code :func:`invoke` returns. Ctrl-C, SIGTERM and SIGHUP
     end every port and server the run started, then exit 128 + the signal."""
-    for handled in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(handled, _stop)
+    stop = _Stop()
+    for handled in STOPPING:
+        signal.signal(handled, stop)
     try:
         code = invoke()
     finally:
         # Whatever the run leaves is freed with the process: no last collection walks it first,
         # which took longer than writing the report (two or three hundredths of a second).
         gc.freeze()
+    for handled in STOPPING:  # the run is over: Python, ending, would restore the default, and a late Ctrl-C kill it
+        signal.signal(handled, signal.SIG_IGN)
     sys.exit(code)
 
 

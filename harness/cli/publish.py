@@ -9,6 +9,7 @@ import os
 import secrets
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,11 @@ def _name(descriptor: int, path: Path) -> Path:
         os.close(folder)
 
 
+WRITING = threading.Lock()
+"""Held while a report is shown and written: a stopped run that gives up on its cleanup lets the
+writing end first (``harness.cli``'s give-up)."""
+
+
 @dataclass(frozen=True)
 class Outputs:
     """Where a report goes: the form of standard output (the table, pretty or plain, or a writer's
@@ -128,7 +134,12 @@ def show(report: Report, outputs: Outputs) -> bool:
     """Show the report and write its files; whether everything was written. A form sent to
     standard output (``--format json`` or any writer's name, or ``-`` for a file) sends the table to
     standard error, so that what is piped is that form alone. Without rich (the ``pretty`` extra) a
-    terminal gets the plain table, written as it is."""
+    terminal gets the plain table, written as it is. WRITING is held meanwhile."""
+    with WRITING:
+        return _show(report, outputs)
+
+
+def _show(report: Report, outputs: Outputs) -> bool:
     from harness.report.terminal import plain, pretty
 
     piped = [name for name, path in outputs.files.items() if path == "-"]

@@ -98,14 +98,15 @@ def _column(cells: list[Cell], single_n: bool) -> list[tuple[Outcome | None, str
         if not group:
             continue
         moves = sum(cell.moves for cell in group)
+        word = Reason.INTERRUPTED.value if all(cell.reason is Reason.INTERRUPTED for cell in group) else outcome.value
         if outcome is Outcome.SKIPPED and all(cell.reason is Reason.MISSING_INTERPRETER for cell in group):
             text = NOT_INSTALLED
         elif single_n:
-            text = f"{outcome.value} · {moves:,} moves" if outcome is not Outcome.SKIPPED else outcome.value
+            text = f"{outcome.value} · {moves:,} moves" if outcome is not Outcome.SKIPPED else word
         elif outcome is Outcome.PASS:
             text = f"pass ×{len(group)} · {moves:,} moves"
         else:
-            text = f"{outcome.value} n={span(cell.n for cell in group)}"
+            text = f"{word} n={span(cell.n for cell in group)}"
         parts.append((outcome, text))
     return parts
 

@@ -18,8 +18,10 @@ import fcntl
 import os
 import select
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -59,6 +61,30 @@ OWNER_FILE = "owner"
 SERVER_FILE = "server"
 """In a server's folder: the process the harness started for it (its pid and start time, written by
 the harness, never by the server), which a later run ends if the harness is gone."""
+
+
+SHARED_TEMPORARY = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+"""Where a server's folder goes when root's server user cannot pass through the temporary folder's
+parents (a TMPDIR under /root, whose mode is 0700): places every user may pass through."""
+
+
+def passable(folder: Path) -> bool:
+    """Whether every user may pass through ``folder`` and each folder above it (each lets others
+    search it), as a server that runs as a user of its own must to reach what it needs."""
+    try:
+        return all(each.stat().st_mode & stat.S_IXOTH for each in (folder, *folder.parents))
+    except OSError:
+        return False
+
+
+def server_parent(parent: Path | None) -> Path | None:
+    """Where a run's server keeps its folder: ``parent`` (the temporary folder, if None); as root,
+    whose server runs as a user of its own, only if that user may pass through it, else the first
+    shared temporary folder that lets it (None if none does). No folder's mode is changed for it."""
+    own = Path(parent or tempfile.gettempdir())
+    if os.geteuid() != 0 or passable(own):
+        return own
+    return next((folder for folder in SHARED_TEMPORARY if passable(folder)), None)
 
 
 def widen_pipe(fd: int) -> None:

