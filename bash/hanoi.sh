@@ -16,8 +16,8 @@
 MAX_N=62
 
 # region binary recursive iterative cyclic
-# The moves are queued in $out and written FLUSH_EVERY lines at a time: the program (main) writes
-# a block of 1024 lines at once, not one a line; sourced, as the listings, each line as it comes.
+# The moves are queued in $out and written FLUSH_EVERY lines at a time. Sourced, for the listings,
+# each line leaves as it comes; run as a program, main queues 1024, one write a block, not a line.
 FLUSH_EVERY=1
 out=''
 queued=0
@@ -191,7 +191,7 @@ iterative() {
 # 1 disks, 2 source, 3 destination.
 
 # To the adjacent rod: the n - 1 smaller disks out of the way to the post-adjacent one, the nth
-# disk on, and the n - 1 onto it from the rod after the destination, two on again.
+# disk on, and the n - 1 from there onto it, two rods on again.
 transfer_direct() {
   if (($1 == 1)); then
     move 1 "$2" "$3"
