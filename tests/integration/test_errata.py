@@ -48,6 +48,37 @@ def test_the_bash_listings_fork_on_every_move_and_the_port_does_not():
         assert processes(done.stderr) == 2, (call, done.stderr[-500:])
 
 
+def calls(trace: str, *functions: str) -> int:
+    """How many times a traced script called any of the functions."""
+    return len(re.findall(rf"^\++\d+ (?:{'|'.join(functions)}) ", trace, re.MULTILINE))
+
+
+def cyclic_transfers(n: int) -> int:
+    """The calls the cyclic article's transfers make to take n discs to the adjacent rod: the direct
+    one calls the indirect one twice, the indirect one itself twice and the direct one once, down to
+    one disc."""
+    direct = indirect = 1
+    for _ in range(n - 1):
+        direct, indirect = 1 + 2 * indirect, 1 + 2 * indirect + direct
+    return direct
+
+
+def test_the_bash_ports_methods_make_every_move_as_their_documents_do():
+    """No run of moves is kept and replayed: at n = 10 (more discs than the runs the port once kept),
+    recursive calls the notes' r_toh 2^(n+1) - 1 times, iterative asks legal once a move, binary
+    works out each move's line from its own number, and cyclic's two transfers call each other as
+    often as the article's templates do."""
+    n = 10
+    expected = {
+        "recursive": (("r_toh",), 2 ** (n + 1) - 1), "iterative": (("legal",), 2**n - 1), "binary": (("move",), 2**n - 1),
+        "cyclic": (("transfer_direct", "transfer_indirect"), cyclic_transfers(n)),
+    }
+    for method, (functions, count) in expected.items():
+        done = bash(f"source hanoi.sh; main {method} {n}", trace=True)
+        assert done.returncode == 0, (method, done.stderr[-500:])
+        assert calls(done.stderr, *functions) == count, method
+
+
 def rods_after_each_move(out: str) -> list[list[str]]:
     return [block.splitlines() for block in out.split("\n\n") if block.strip()]
 

@@ -78,6 +78,22 @@ def test_port_refuses_bad_input_with_usage_and_exit_2(real_ports, language, meth
     assert "Traceback" not in done.stderr
 
 
+def test_bash_takes_the_most_disks_its_manifest_declares_and_refuses_one_more(real_ports):
+    """Binary's formula counts moves up to 2^n in Bash's 64-bit signed arithmetic, right up to 62
+    discs: the manifest says so, so the harness skips n = 63 rather than reporting a crash."""
+    port = real_ports["bash"]
+    for method in port.methods:
+        max_n = port.program(method).max_n
+        assert max_n == 62
+        with subprocess.Popen(program_argv(port, method, max_n), cwd=port.folder, stdout=subprocess.PIPE, text=True) as started:
+            first = started.stdout.readline() if started.stdout else ""
+            started.kill()
+        assert first == "1 from 0 to 1\n", method
+        done = subprocess.run(program_argv(port, method, max_n + 1), cwd=port.folder, capture_output=True, text=True, timeout=30)
+        assert (done.returncode, done.stdout) == (2, ""), method
+        assert "usage" in done.stderr
+
+
 @pytest.mark.parametrize("language", [name for name, port in PORTS.items() if not port.query])
 def test_zero_discs_print_no_move_and_succeed(real_ports, language):
     port = real_ports[language]
