@@ -201,7 +201,7 @@ class QueryStream(Runner):
                 elif fd == messages:
                     if said := self._hear(block):
                         yield said
-                    let_fill(block)
+                        let_fill(block)
                 elif not self._notices:
                     yield block.replace(b"\t", b" ")
                     let_fill(block)
