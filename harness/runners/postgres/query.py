@@ -233,14 +233,19 @@ class QueryStream(Runner):
         return b"".join(said)
 
     def _notice_text(self, line: bytes) -> bytes | None:
-        """A line of a NOTICE's text, with its line ending; None for any other line. psql prints a
-        notice whole, its text then a LOCATION line, so nothing of psql's own comes between."""
-        if notice := NOTICE.match(line):
+        """A line of a NOTICE's text, with its line ending (none for the LOCATION line that ends it);
+        None for any other line. psql prints a notice whole, its text then its fields, so nothing of
+        psql's own comes between."""
+        if line.startswith(b"NOTICE:  ") and (notice := NOTICE.match(line)):
             self._in_notice = True
             return line[notice.end():] + b"\n"
-        if self._in_notice and not SERVER_FIELD.match(line.decode("utf-8", "replace")):
-            return line + b"\n"
-        self._in_notice = False
+        if self._in_notice:
+            if line.startswith(b"LOCATION:  "):
+                self._in_notice = False
+                return b""
+            if not SERVER_FIELD.match(line.decode("utf-8", "replace")):
+                return line + b"\n"
+            self._in_notice = False
         return None
 
     def _send_query(self, backend: int) -> None:
