@@ -36,7 +36,9 @@ CODE_KEYS = tuple(METHODS)
 """[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
 OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew", "reads")
-QUERY_KEYS = ("load", "query")
+QUERY_KEYS = ("load", "query", "moves")
+QUERY_MOVES = ("rows", "notices")
+"""Where a query's moves are: its rows (the default), or the NOTICEs it raises."""
 EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 """A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
 PACKAGE_NAMES = {
@@ -395,7 +397,10 @@ def _query(folder: Path, table: object) -> Query:
     missing = [str(path) for path in load if not path.is_file()]
     if missing:
         raise ManifestError(f"'postgresql.load' names files that do not exist: {', '.join(missing)}", "load")
-    return Query(load, sql)
+    moves = table.get("moves", "rows")
+    if moves not in QUERY_MOVES:
+        raise ManifestError(f"'postgresql.moves' must be one of {', '.join(QUERY_MOVES)}", "moves")
+    return Query(load, sql, notices=moves == "notices")
 
 
 def _placeholders(text: str) -> set[str] | None:

@@ -80,10 +80,12 @@ class Source:
 @dataclass(frozen=True)
 class Query:
     """How a port that runs inside PostgreSQL is run: the SQL files that create it, loaded in order,
-    and the query for one cell, whose rows are its moves."""
+    the query for one cell, and where its moves are: the query's rows, or the NOTICEs it raises
+    (``notices``), which leave the server as they are raised, where a function's rows wait for its end."""
 
     load: tuple[Path, ...]
     sql: str
+    notices: bool = False
 
 
 @dataclass(frozen=True)

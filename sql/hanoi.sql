@@ -1,21 +1,24 @@
 -- The Tower of Hanoi in PL/pgSQL, after the Tower of Hanoi notes' PostgreSQL listings.
 --
 -- Everything lives in the schema hanoi; loading this file again replaces it in place, in one
--- transaction. Three set-returning functions give the same 2^n - 1 moves of n discs from peg 0 to
--- peg 2, one row a move, streamed as they are made:
+-- transaction. Three functions make the same 2^n - 1 moves of n discs from peg 0 to peg 2 and, as
+-- the notes' b_toh does, raise each move as a NOTICE the moment it is made: the disc, the source
+-- peg and the target peg. A client hears each move while the function goes on (psql prints it on
+-- standard error, psycopg hands it to a notice handler), and the server keeps no move once it is
+-- out, so its memory does not grow with the number of moves.
 --
---   SELECT * FROM hanoi.binary(3);       -- the bitwise formula of the notes' b_toh
---   SELECT * FROM hanoi.recursive(3);    -- the recursion of the notes' r_toh
---   SELECT * FROM hanoi.iterative(3);    -- the smallest disc cycling, three arrays as the stacks
+--   SELECT hanoi.binary(3);       -- the bitwise formula of the notes' b_toh
+--   SELECT hanoi.recursive(3);    -- the recursion of the notes' r_toh, a function that calls itself
+--   SELECT hanoi.iterative(3);    -- the notes' i_toh: the one legal move between two pegs, in turn
 --
 -- and a fourth the moves of the cyclic Tower of Hanoi, n discs from peg 0 to peg 1, one peg on at a
 -- time:
 --
---   SELECT * FROM hanoi.cyclic(3);       -- the cyclic Tower of Hanoi article's recursion
+--   SELECT hanoi.cyclic(3);       -- the cyclic Tower of Hanoi article's two transfers
 --
---    move | disk | source | target
---   ------+------+--------+--------
---       1 |    1 |      0 |      2
+--   NOTICE:  1 0 2
+--   NOTICE:  2 0 1
+--   ...
 --
 -- The notes' own functions are kept beside them, as hanoi.b_toh and hanoi.r_toh: with
 -- SET search_path = hanoi, public; the notes' session (SELECT b_toh (3); SELECT r_toh (3, 0, 2, 1);)
@@ -27,8 +30,9 @@ BEGIN;
 
 CREATE SCHEMA IF NOT EXISTS hanoi;
 
--- n is a number of discs from 0 to 62 (2^63 - 1 moves is the most a bigint counts); anything else,
--- NULL included, is refused with SQLSTATE 22023, invalid_parameter_value.
+-- n is a number of discs from 0 to 62 (binary counts its moves in a bigint, and 2^62 - 1 is as far
+-- as 1 << n goes in one); anything else, NULL included, is refused with SQLSTATE 22023,
+-- invalid_parameter_value, before any move.
 CREATE OR REPLACE FUNCTION hanoi.check_discs(n integer)
     RETURNS void
     LANGUAGE plpgsql
@@ -47,115 +51,106 @@ $$;
 -- 1 + the number of trailing zero bits of i. The formula ends on peg 1 when n is even, so for even n
 -- pegs 1 and 2 trade names (p becomes (3 - p) % 3), and the discs end on peg 2 for every n.
 CREATE OR REPLACE FUNCTION hanoi.binary(n integer)
-    RETURNS TABLE (move bigint, disk integer, source integer, target integer)
+    RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    moves bigint;
+    i bigint := 1;
+    source integer;
+    target integer;
+    disk integer;
     rest bigint;
 BEGIN
     PERFORM hanoi.check_discs(n);
-    moves := (1::bigint << n) - 1;
-    move := 1;
-    WHILE move <= moves LOOP
-        source := (move & (move - 1)) % 3;
-        target := ((move | (move - 1)) + 1) % 3;
+    WHILE i < 1::bigint << n LOOP
+        source := (i & i - 1) % 3;
+        target := ((i | i - 1) + 1) % 3;
         IF n % 2 = 0 THEN
             source := (3 - source) % 3;
             target := (3 - target) % 3;
         END IF;
         disk := 1;
-        rest := move;
+        rest := i;
         WHILE rest & 1 = 0 LOOP
             rest := rest >> 1;
             disk := disk + 1;
         END LOOP;
-        RETURN NEXT;
-        move := move + 1;
+        RAISE NOTICE '% % %', disk, source, target;
+        i := i + 1;
     END LOOP;
 END;
 $$;
 -- endregion binary
 
 -- region recursive
--- The recursion of r_toh (n, origin, target, spare), written as a recursive query: each row of
--- `calls` is one call, with the number its first move will have. A call of d discs makes the move
--- of disc d, numbered first + 2^(d-1) - 1, between its two calls of d - 1 discs: one from the origin
--- to the spare, one from the spare to the target. Ordered by that number, the moves come out as
--- r_toh prints them. (A PL/pgSQL function that calls itself would copy every level's rows up into
--- its caller's, n * 2^n row copies: four times slower at n = 20.)
+-- r_toh (disks, origin, target, spare): the disks but the largest from the origin to the spare, the
+-- largest from the origin to the target, then the others from the spare onto it.
+CREATE OR REPLACE FUNCTION hanoi.r_move(disks integer, origin integer, target integer, spare integer)
+    RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF disks > 0 THEN
+        PERFORM hanoi.r_move(disks - 1, origin, spare, target);
+        RAISE NOTICE '% % %', disks, origin, target;
+        PERFORM hanoi.r_move(disks - 1, spare, target, origin);
+    END IF;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION hanoi.recursive(n integer)
-    RETURNS TABLE (move bigint, disk integer, source integer, target integer)
+    RETURNS void
     LANGUAGE plpgsql
     AS $$
 BEGIN
     PERFORM hanoi.check_discs(n);
-    RETURN QUERY
-    WITH RECURSIVE calls (discs, origin, goal, spare, first) AS (
-        SELECT n, 0, 2, 1, 1::bigint
-        WHERE n > 0
-      UNION ALL
-        SELECT call.discs - 1, half.origin, half.goal, half.spare, half.first
-        FROM calls AS call,
-            LATERAL (VALUES (call.origin, call.spare, call.goal, call.first),
-                            (call.spare, call.goal, call.origin, call.first + (1::bigint << (call.discs - 1))))
-                AS half (origin, goal, spare, first)
-        WHERE call.discs > 1
-    )
-    SELECT calls.first + (1::bigint << (calls.discs - 1)) - 1, calls.discs, calls.origin, calls.goal
-    FROM calls
-    ORDER BY 1;
+    PERFORM hanoi.r_move(n, 0, 2, 1);
 END;
 $$;
 -- endregion recursive
 
 -- region iterative
--- Three stacks, stacks[peg][height], with the height of each. Every odd move is the smallest disc's,
--- always the same way round: 0 -> 1 -> 2 -> 0 for even n, 0 -> 2 -> 1 -> 0 for odd n. Every even
--- move is the one legal move between the two other pegs.
+-- i_toh: the pegs taken two at a time, in turn, 0-1, 0-2, 1-2 for even n and 0-2, 0-1, 1-2 for odd
+-- n, and between each two the one legal move (legal: onto an empty peg, or the smaller top disc onto
+-- the larger), until peg 2 holds every disc. stacks[peg][height] are the three stacks, bottom first.
 CREATE OR REPLACE FUNCTION hanoi.iterative(n integer)
-    RETURNS TABLE (move bigint, disk integer, source integer, target integer)
+    RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
     stacks integer[];
     heights integer[] := ARRAY[n, 0, 0];
-    moves bigint;
-    step integer;
-    smallest integer := 0;
-    other integer;
+    firsts integer[] := ARRAY[0, 0, 1];
+    seconds integer[];
+    source integer;
+    target integer;
+    disk integer;
 BEGIN
     PERFORM hanoi.check_discs(n);
-    moves := (1::bigint << n) - 1;
     stacks := array_fill(0, ARRAY[3, greatest(n, 1)], ARRAY[0, 1]);
     FOR height IN 1 .. n LOOP
         stacks[0][height] := n + 1 - height;
     END LOOP;
-    step := CASE WHEN n % 2 = 0 THEN 1 ELSE 2 END;
-    move := 1;
-    WHILE move <= moves LOOP
-        IF move % 2 = 1 THEN
-            source := smallest;
-            target := (smallest + step) % 3;
-            smallest := target;
-        ELSE
-            source := (smallest + 1) % 3;
-            other := (smallest + 2) % 3;
+    seconds := CASE WHEN n % 2 = 0 THEN ARRAY[1, 2, 2] ELSE ARRAY[2, 1, 2] END;
+    <<turns>>
+    LOOP
+        FOR pair IN 1 .. 3 LOOP
+            EXIT turns WHEN heights[3] = n;
+            -- legal (a, b)
+            source := firsts[pair];
+            target := seconds[pair];
             IF heights[source + 1] = 0
-                    OR (heights[other + 1] > 0
-                        AND stacks[other][heights[other + 1]] < stacks[source][heights[source + 1]]) THEN
-                target := source;
-                source := other;
-            ELSE
-                target := other;
+                    OR (heights[target + 1] > 0
+                        AND stacks[target][heights[target + 1]] < stacks[source][heights[source + 1]]) THEN
+                source := seconds[pair];
+                target := firsts[pair];
             END IF;
-        END IF;
-        disk := stacks[source][heights[source + 1]];
-        heights[source + 1] := heights[source + 1] - 1;
-        heights[target + 1] := heights[target + 1] + 1;
-        stacks[target][heights[target + 1]] := disk;
-        RETURN NEXT;
-        move := move + 1;
+            disk := stacks[source][heights[source + 1]];
+            heights[source + 1] := heights[source + 1] - 1;
+            heights[target + 1] := heights[target + 1] + 1;
+            stacks[target][heights[target + 1]] := disk;
+            RAISE NOTICE '% % %', disk, source, target;
+        END LOOP;
     END LOOP;
 END;
 $$;
@@ -163,55 +158,62 @@ $$;
 
 -- region cyclic
 -- The cyclic Tower of Hanoi, after the cyclic Tower of Hanoi article: n discs from peg 0 to peg 1, a
--- disc only ever going from peg p to peg (p + 1) % 3. Taking k discs one peg on: k - 1 discs two pegs
--- on, disc k one on, the k - 1 two on again. Two pegs on: k - 1 two on, disc k one on, the k - 1 one on
--- (back where they started), disc k one on, the k - 1 two on. As with hanoi.recursive, each row of
--- the recursive query is one call, knowing the number of its first move; one_on[k + 1] and
--- two_on[k + 1] count the moves of k discs, one peg and two pegs on.
-CREATE OR REPLACE FUNCTION hanoi.cyclic(n integer)
-    RETURNS TABLE (move bigint, disk integer, source integer, target integer)
+-- disc only ever going from peg p to the next, (p + 1) % 3. Two transfers, each calling the other:
+-- discs to the adjacent peg, and discs to the peg after it (post-adjacent). The article's base case
+-- is one disc; its disc is the largest of those a transfer moves.
+CREATE OR REPLACE FUNCTION hanoi.next_peg(peg integer)
+    RETURNS integer
+    LANGUAGE sql
+    IMMUTABLE
+    RETURN (peg + 1) % 3;
+
+-- To the adjacent peg: one disc moves. More: the others out of the way two pegs on (to the peg
+-- after the target), the largest one on, the others two pegs on again, onto it.
+CREATE OR REPLACE FUNCTION hanoi.transfer_direct(discs integer, source integer, target integer)
+    RETURNS void
     LANGUAGE plpgsql
     AS $$
-DECLARE
-    one_on bigint[] := ARRAY[0];
-    two_on bigint[] := ARRAY[0];
+BEGIN
+    IF discs = 1 THEN
+        RAISE NOTICE '% % %', discs, source, target;
+    ELSE
+        PERFORM hanoi.transfer_indirect(discs - 1, source, hanoi.next_peg(target));
+        RAISE NOTICE '% % %', discs, source, target;
+        PERFORM hanoi.transfer_indirect(discs - 1, hanoi.next_peg(target), target);
+    END IF;
+END;
+$$;
+
+-- To the post-adjacent peg: one disc goes one peg on twice. More: the others to the target, the
+-- largest one on, the others back to the source (one peg on for them), the largest one on again,
+-- the others to the target.
+CREATE OR REPLACE FUNCTION hanoi.transfer_indirect(discs integer, source integer, target integer)
+    RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF discs = 1 THEN
+        PERFORM hanoi.transfer_direct(1, source, hanoi.next_peg(source));
+        PERFORM hanoi.transfer_direct(1, hanoi.next_peg(source), target);
+    ELSE
+        PERFORM hanoi.transfer_indirect(discs - 1, source, target);
+        RAISE NOTICE '% % %', discs, source, hanoi.next_peg(source);
+        PERFORM hanoi.transfer_direct(discs - 1, target, source);
+        RAISE NOTICE '% % %', discs, hanoi.next_peg(source), target;
+        PERFORM hanoi.transfer_indirect(discs - 1, source, target);
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION hanoi.cyclic(n integer)
+    RETURNS void
+    LANGUAGE plpgsql
+    AS $$
 BEGIN
     PERFORM hanoi.check_discs(n);
-    IF n > 40 THEN
-        RAISE EXCEPTION 'the cyclic moves of % discs are more than a bigint counts (40 discs at most)', n
-            USING ERRCODE = 'invalid_parameter_value';
+    IF n > 0 THEN
+        PERFORM hanoi.transfer_direct(n, 0, 1);
     END IF;
-    FOR k IN 1 .. n LOOP
-        one_on := one_on || 2 * two_on[k] + 1;
-        two_on := two_on || 2 * two_on[k] + one_on[k] + 2;
-    END LOOP;
-    RETURN QUERY
-    WITH RECURSIVE calls (discs, origin, goal, first) AS (
-        SELECT n, 0, 1, 1::bigint
-        WHERE n > 0
-      UNION ALL
-        SELECT call.discs - 1, part.origin, part.goal, part.first
-        FROM calls AS call,
-            LATERAL (SELECT call.goal = (call.origin + 1) % 3 AS adjacent,
-                            two_on[call.discs] AS around, one_on[call.discs] AS back) AS via,
-            LATERAL (VALUES (call.origin, (call.goal + 1) % 3, call.first, via.adjacent),
-                            ((call.goal + 1) % 3, call.goal, call.first + via.around + 1, via.adjacent),
-                            (call.origin, call.goal, call.first, NOT via.adjacent),
-                            (call.goal, call.origin, call.first + via.around + 1, NOT via.adjacent),
-                            (call.origin, call.goal, call.first + via.around + via.back + 2, NOT via.adjacent))
-                AS part (origin, goal, first, taken)
-        WHERE call.discs > 1 AND part.taken
-    )
-    SELECT step.move, calls.discs, step.source, step.target
-    FROM calls,
-        LATERAL (SELECT (calls.origin + 1) % 3 AS next, calls.goal = (calls.origin + 1) % 3 AS adjacent,
-                        two_on[calls.discs] AS around, one_on[calls.discs] AS back) AS via,
-        LATERAL (VALUES (calls.first + via.around, calls.origin, calls.goal, via.adjacent),
-                        (calls.first + via.around, calls.origin, via.next, NOT via.adjacent),
-                        (calls.first + via.around + via.back + 1, via.next, calls.goal, NOT via.adjacent))
-            AS step (move, source, target, taken)
-    WHERE step.taken
-    ORDER BY 1;
 END;
 $$;
 -- endregion cyclic

@@ -68,27 +68,47 @@ def scratch(database):
         admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
-def moves(connection, method: str, n: int) -> list[tuple[int, int, int, int]]:
-    return connection.execute(f"SELECT move, disk, source, target FROM hanoi.{method}(%s)", (n,)).fetchall()
+def moves(connection, method: str, n: int | None) -> list[tuple[int, int, int]]:
+    """The moves a function raises as NOTICEs (disc, source, target), and that it returns nothing."""
+    connection.notices.clear()
+    assert connection.execute(f'SELECT hanoi."{method}"(%s)', (n,)).fetchall() == [("",)]  # void
+    return [tuple(int(word) for word in notice.split(" ")) for notice in connection.notices]
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_each_function_returns_numbered_reference_moves(scratch, method):
+def test_each_function_raises_the_reference_moves_as_notices(scratch, method):
     scratch.execute(HANOI_SQL.read_text())
     for n in (0, 1, 2, 5, 8):
-        rows = moves(scratch, f'"{method}"', n)
-        assert [row[0] for row in rows] == list(range(1, METHODS[method].optimal_count(n) + 1))
-        assert [tuple(row[1:]) for row in rows] == list(METHODS[method].reference(n))
+        assert moves(scratch, method, n) == list(METHODS[method].reference(n))
 
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("n, shown", [(-1, "-1"), (None, "NULL"), (63, "63")])
-def test_bad_n_is_refused_with_sqlstate_22023(scratch, method, n, shown):
+def test_bad_n_is_refused_with_sqlstate_22023_before_any_move(scratch, method, n, shown):
     scratch.execute(HANOI_SQL.read_text())
+    scratch.notices.clear()
     with pytest.raises(psycopg.errors.InvalidParameterValue) as raised:
-        moves(scratch, f'"{method}"', n)
+        moves(scratch, method, n)
     assert raised.value.sqlstate == "22023"
     assert raised.value.diag.message_primary == f"the number of discs must be from 0 to 62, not {shown}"
+    assert scratch.notices == []
+
+
+@pytest.mark.parametrize("method", ["recursive", "cyclic"])
+def test_the_recursive_methods_are_functions_that_call_themselves(scratch, method):
+    """r_toh's recursion, and the cyclic article's two transfers calling each other: the server's
+    count of calls to each function, not a query that numbers and sorts the moves."""
+    scratch.execute(HANOI_SQL.read_text())
+    scratch.execute("SET track_functions = 'pl'")
+    moves(scratch, method, 6)
+    scratch.execute("SELECT pg_stat_force_next_flush()")
+    calls = dict(scratch.execute(
+        "SELECT funcname, calls FROM pg_stat_user_functions WHERE schemaname = 'hanoi'"
+    ).fetchall())
+    if method == "recursive":
+        assert calls == {"recursive": 1, "check_discs": 1, "r_move": 2**7 - 1}
+    else:
+        assert calls["transfer_direct"] > 6 and calls["transfer_indirect"] > 6
 
 
 def test_loading_twice_changes_nothing_and_touches_only_the_hanoi_schema(scratch):
@@ -147,17 +167,18 @@ def test_kept_b_toh_still_ends_on_peg_1_for_even_n(scratch):
     assert scratch.notices[-1] == "Move 15: From 2 to 1"
 
 
-def probe(name: str, sql_text: str = "SELECT 1") -> Port:
-    """A port of the test's own in PostgreSQL, with nothing to load: its query is ``sql_text``."""
-    program = Program(Output("lines", ("0", "1", "2")), query=Query(load=(), sql=sql_text))
+def probe(name: str, sql_text: str = "SELECT 1", notices: bool = False) -> Port:
+    """A port of the test's own in PostgreSQL, with nothing to load: its query is ``sql_text``, its
+    moves the query's NOTICEs where ``notices`` says so, else its rows."""
+    program = Program(Output("lines", ("0", "1", "2")), query=Query(load=(), sql=sql_text, notices=notices))
     return Port(name, ROOT / "sql", methods=("binary",), programs={"binary": program})
 
 
-def stream(database, sql_text: str, n: int, port: Port | None = None) -> tuple[list[bytes], Finish]:
+def stream(database, sql_text: str, n: int, port: Port | None = None, notices: bool = False) -> tuple[list[bytes], Finish]:
     """A query of the test's own, {n} standing for ``n``, run as a cell's is, as ``port``'s role:
     its blocks of output, and how it ended."""
-    port = port or probe("probe", sql_text)
-    with database.open(port, Query(load=(), sql=sql_text), "binary", n, timeout=60) as query:
+    port = port or probe("probe", sql_text, notices)
+    with database.open(port, Query(load=(), sql=sql_text, notices=notices), "binary", n, timeout=60) as query:
         blocks = list(query.output())
         return blocks, query.finish()
 
@@ -218,6 +239,70 @@ def test_a_notice_of_any_length_costs_the_harness_bounded_memory(database):
         tracemalloc.stop()
     assert (blocks, finish.failure) == ([b"7\n"], None)
     assert peak < 20 << 20, f"the harness held {peak >> 20} MiB"
+
+
+def test_a_query_whose_moves_are_its_notices_gives_their_texts_and_not_its_rows(database):
+    """Each NOTICE's text a line (a text of several lines, several), whatever its SQLSTATE and
+    whatever the server's client_min_messages says; the DETAIL and the rows the query returns are
+    not moves."""
+    with as_probe(database, "noisy") as connection:
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION public.noisy(n int) RETURNS SETOF int LANGUAGE plpgsql AS $$"
+            " BEGIN RAISE NOTICE '1 0 2'; RETURN NEXT 7; RAISE NOTICE E'2 0 1\\n1 2 1' USING ERRCODE = 'P0009';"
+            " RAISE NOTICE '3 0 2' USING DETAIL = 'not a move'; RAISE NOTICE '%', n; END $$"
+        )
+        connection.execute("ALTER ROLE CURRENT_USER SET client_min_messages = warning")
+    blocks, finish = stream(database, "SELECT public.noisy({n})", 5, probe("noisy", notices=True), notices=True)
+    assert b"".join(blocks) == b"1 0 2\n2 0 1\n1 2 1\n3 0 2\n5\n"
+    assert (finish.failure, finish.timed_out) == (None, False)
+
+
+def test_a_query_whose_moves_are_its_notices_still_fails_with_the_servers_error(database):
+    with as_probe(database, "gives-up") as connection:
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION public.gives_up(n int) RETURNS void LANGUAGE plpgsql AS $$"
+            " BEGIN RAISE NOTICE '1 0 2'; RAISE EXCEPTION 'gave up at %', n USING ERRCODE = 'invalid_parameter_value'; END $$"
+        )
+    blocks, finish = stream(database, "SELECT public.gives_up({n})", 5, probe("gives-up", notices=True), notices=True)
+    assert b"".join(blocks) == b"1 0 2\n"
+    assert (finish.failure, finish.evidence) == ("the query failed with SQLSTATE 22023", "gave up at 5")
+
+
+def test_the_sql_ports_first_move_reaches_the_harness_while_its_function_still_runs(real_ports, database):
+    """The moves leave the server as they are made: at n = 20 the first is read while the server
+    process is still in the query, which is then cancelled, long before its last move."""
+    port = real_ports["sql"]
+    query = port.programs["recursive"].query
+    assert query is not None and query.notices
+    with database.open(port, query, "recursive", 20, timeout=600) as cell:
+        first = next(iter(cell.output()))
+        with psycopg.connect(database.dsn(), autocommit=True) as admin:
+            [(state, running)] = admin.execute(
+                "SELECT state, query FROM pg_stat_activity WHERE application_name = 'hanoi-harness' AND pid <> pg_backend_pid()"
+                " AND query LIKE '%hanoi.\"recursive\"(20)%'"
+            ).fetchall()
+        cell.stop()
+        finish = cell.finish()
+    assert first.startswith(b"1 0 1\n")
+    assert state == "active", running
+    assert finish.stopped
+
+
+@pytest.mark.parametrize("method", ["binary", "recursive", "iterative"])
+def test_the_sql_ports_server_memory_holds_flat_as_the_moves_grow(real_ports, database, method):
+    """The server keeps no move once it is out: its process's peak at n = 18 (262,143 moves) is
+    within 2 MB of its peak at n = 0 (a function's rows, kept to its end, took 4 MB more and up)."""
+    port = real_ports["sql"]
+    query = port.programs[method].query
+    assert query is not None
+    peaks = {}
+    for n in (0, 18):
+        with database.open(port, query, method, n, timeout=600) as cell:
+            lines = sum(block.count(b"\n") for block in cell.output())
+            finish = cell.finish()
+        assert (lines, finish.failure) == (2**n - 1, None)
+        peaks[n] = finish.usage.peak_bytes
+    assert peaks[18] - peaks[0] < 2 << 20, peaks
 
 
 def test_the_password_reaches_psql_through_its_environment_never_its_command_line():
@@ -454,7 +539,10 @@ def test_docker_compose_service_serves_the_sql_port(tmp_path, docker_engine):
             container.reload()
         assert container.attrs["State"]["Health"]["Status"] == "healthy"
         with psycopg.connect(dsn) as connection:  # loaded from sql/ when the server first started
-            assert connection.execute("SELECT count(*) FROM hanoi.binary(3)").fetchone() == (7,)
+            notices: list[str | None] = []
+            connection.add_notice_handler(lambda diagnostic: notices.append(diagnostic.message_primary))
+            connection.execute("SELECT hanoi.binary(3)")
+            assert len(notices) == 7
         done, report = compare_json(tmp_path, "--n", "0-6", "--lang", "sql", "--dsn", dsn)
     finally:
         subprocess.run([*compose, "down", "--volumes"], cwd=ROOT, check=True, timeout=300, capture_output=True, env=environment)

@@ -126,6 +126,21 @@ def test_a_query_with_a_placeholder_the_harness_does_not_fill_is_the_ports_probl
     assert port.manifest_error is not None and "'postgresql.query' must be a query that uses {method} and {n}, and no other" in port.manifest_error
 
 
+@pytest.mark.parametrize(("moves", "notices"), [(None, False), ("rows", False), ("notices", True)])
+def test_a_querys_moves_are_its_rows_unless_it_says_its_notices(tmp_path, moves, notices):
+    manifest = SQL if moves is None else SQL.replace("[output]", f'moves = "{moves}"\n[output]')
+    port = port_from(tmp_path, manifest)
+    assert port.manifest_error is None, port.manifest_error
+    query = port.programs["binary"].query
+    assert query is not None and query.notices is notices
+
+
+@pytest.mark.parametrize("moves", ['"NOTICES"', '"warnings"', "true", '["notices"]'])
+def test_a_query_whose_moves_are_neither_rows_nor_notices_is_the_ports_problem(tmp_path, moves):
+    port = port_from(tmp_path, SQL.replace("[output]", f"moves = {moves}\n[output]"))
+    assert port.manifest_error is not None and "'postgresql.moves' must be one of rows, notices" in port.manifest_error
+
+
 def test_a_query_may_write_a_brace_doubled(tmp_path):
     port = port_from(tmp_path, SQL.replace("({n})", "({n}) WHERE '{{' <> ''"))
     assert port.manifest_error is None, port.manifest_error

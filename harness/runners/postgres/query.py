@@ -1,6 +1,7 @@
 """One cell's query, run by psql: the port's SQL reaches the server only as SQL (psql sends it as it
 is, reading no meta-command in it), as the port's own role, and its rows reach the harness through a
-pipe, as a program's output does.
+pipe, as a program's output does; or, for a port whose moves are the NOTICEs its query raises, these
+reach it through psql's stderr as the server sends them, the moment each is raised.
 
 psql runs three things in order. First a few lines the harness writes: the server's own deadline
 for the query, and which server process is psql's (the harness asks for it by its full name, which
@@ -49,9 +50,14 @@ SERVER_ERROR = re.compile(r"(?:ERROR|FATAL|PANIC):  (?P<sqlstate>[0-9A-Z]{5}): (
 """An error from the server, as psql prints it with VERBOSITY=verbose."""
 SERVER_FIELD = re.compile(r"[A-Z]+(?: \d+)?: ")
 """A line of the server's report (``NOTICE:  ``, ``LOCATION:  ``, ``LINE 1: ``), not psql's own words."""
+NOTICE = re.compile(rb"NOTICE:  [0-9A-Z]{5}: ")
+"""The start of a NOTICE as psql prints it with VERBOSITY=verbose: its text follows, on this line and
+on the next ones up to the next field of the server's report (``LOCATION:  ``)."""
 BACKEND = "SELECT pg_catalog.pg_backend_pid() AS backend \\gset\n\\warn :backend\n"
 """How psql says which server process is its own: by the function's full name, which no function a
 port makes in its own schema (and puts first on its search path) can stand in for."""
+HEARD = "SET client_min_messages = notice;\n"
+"""For a query whose moves are its NOTICEs: the server sends them to psql whatever its own settings say."""
 PSQL_LINE_BYTES = 1 << 16
 """The most of one line of psql's stderr kept while it goes on: a port's notices reach it too, of any length."""
 
@@ -140,6 +146,8 @@ class QueryStream(Runner):
         self._server: _ServerProcess | None = None
         self._usage: Usage | None = None  # read once, while the server process still lives
         self._partial = b""  # stderr's line so far
+        self._notices = query.notices  # the moves are the query's NOTICEs, not its rows
+        self._in_notice = False  # the line before was a NOTICE's text
         self._error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
         self._said = ""  # psql's own first complaint (a connection that failed or was lost)
         self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
@@ -158,13 +166,14 @@ class QueryStream(Runner):
         # The server keeps the deadline too, should a cancel ever cross the query on the wire. The
         # script fits in the pipe; psql runs the query once the harness closes it (_send_query).
         with contextlib.suppress(OSError):  # psql has exited: its stderr says why
-            os.write(self._script, f"SET statement_timeout = {max(int(timeout * 1000), 1)};\n{BACKEND}".encode())
+            os.write(self._script, f"SET statement_timeout = {max(int(timeout * 1000), 1)};\n{HEARD if query.notices else ''}{BACKEND}".encode())
         self._alarm = threading.Timer(max(self.deadline - time.monotonic(), 0), self._expire)
         self._alarm.daemon = True
         self._alarm.start()
 
     def output(self) -> Iterator[bytes]:
-        """The rows as lines of text, in blocks as psql prints them, until psql exits or the cell is stopped."""
+        """The rows as lines of text, in blocks as psql prints them, or for a query whose moves are its
+        NOTICEs, their texts, a line each, as psql prints them; until psql exits or the cell is stopped."""
         try:
             yield from self._read()
         finally:
@@ -174,6 +183,7 @@ class QueryStream(Runner):
         assert self._psql.stdout is not None and self._psql.stderr is not None
         rows, messages = self._psql.stdout.fileno(), self._psql.stderr.fileno()
         widen_pipe(rows)
+        widen_pipe(messages)
         poller = select.poll()
         poller.register(rows, select.POLLIN)
         poller.register(messages, select.POLLIN)
@@ -189,19 +199,27 @@ class QueryStream(Runner):
                     poller.unregister(fd)
                     still_open -= 1
                 elif fd == messages:
-                    self._hear(block)
-                else:
+                    if said := self._hear(block):
+                        yield said
+                        let_fill(block)
+                elif not self._notices:
                     yield block.replace(b"\t", b" ")
                     let_fill(block)
         if not still_open:
-            self._hear(b"\n")
+            if said := self._hear(b"\n"):
+                yield said
             self._heard_all = True
 
-    def _hear(self, block: bytes) -> None:
-        """Take in what psql says on stderr: its server process, the end of the query, errors."""
+    def _hear(self, block: bytes) -> bytes:
+        """Take in what psql says on stderr: its server process, the end of the query, errors; and
+        for a query whose moves are its NOTICEs, their texts, which it returns."""
         *lines, partial = (self._partial + block).split(b"\n")
         self._partial = partial[:PSQL_LINE_BYTES]
+        said: list[bytes] = []
         for line in lines:
+            if self._notices and not self._query_ended and (notice := self._notice_text(line)) is not None:
+                said.append(notice)
+                continue
             text = line.decode("utf-8", "replace").rstrip()
             if self._server is None and text.isdigit():
                 self._send_query(int(text))
@@ -212,6 +230,23 @@ class QueryStream(Runner):
                 self._error = error["sqlstate"], error["message"]
             elif text and not self._said and not SERVER_FIELD.match(text) and not text[0].isspace():
                 self._said = text.removeprefix("psql: error: ")
+        return b"".join(said)
+
+    def _notice_text(self, line: bytes) -> bytes | None:
+        """A line of a NOTICE's text, with its line ending (none for the LOCATION line that ends it);
+        None for any other line. psql prints a notice whole, its text then its fields, so nothing of
+        psql's own comes between."""
+        if line.startswith(b"NOTICE:  ") and (notice := NOTICE.match(line)):
+            self._in_notice = True
+            return line[notice.end():] + b"\n"
+        if self._in_notice:
+            if line.startswith(b"LOCATION:  "):
+                self._in_notice = False
+                return b""
+            if not SERVER_FIELD.match(line.decode("utf-8", "replace")):
+                return line + b"\n"
+            self._in_notice = False
+        return None
 
     def _send_query(self, backend: int) -> None:
         """psql is connected, its server process is ``backend``: let it run the query (its script
