@@ -88,7 +88,8 @@ def test_list_shows_ports_interpreters_and_versions(tmp_path):
     assert "not UTF-8 text" in done.stdout
     assert "found flood 1.0" in done.stdout
     assert "huge-disc: python3 version unknown: the manifest gives no version command" in done.stdout
-    assert "missing-interpreter: hanoi-interpreter-nobody-has version unknown: hanoi-interpreter-nobody-has is not on PATH" in done.stdout
+    unknown = "missing-interpreter: hanoi-interpreter-nobody-has version unknown: not installed here: hanoi-interpreter-nobody-has not found on PATH"
+    assert unknown in done.stdout
     # what each port follows, as its [[source]] tables say; a port with none says so
     lines = done.stdout.splitlines()
     assert ('python follows "The towers of Hanoi", by Eric Martin (CSE, UNSW); published: course notes of COMP9021 Principles of'

@@ -30,6 +30,7 @@ echo "moved $1 discs" > /dev/stderr
 echo "and said so" > /proc/self/fd/2
 """
 TOOL = "hanoi-home-sh"
+SYSTEM_COPY = "hanoi-home-sh-system"
 OUTPUT = r"""
 [output]
 patterns = ['(?P<disk>\d+) (?P<src>\d) (?P<dst>\d)']
@@ -37,14 +38,15 @@ pegs = ["0", "1", "2"]
 """
 
 
-def port(folder: Path, name: str, command: str, script: str, executable: str = "sh") -> Path:
-    """A one-method port in ``folder/name`` whose program is ``script``, run by ``command`` (which requires ``executable``)."""
+def port(folder: Path, name: str, command: str, script: str, executable: str = "sh", debian: str = "dash") -> Path:
+    """A one-method port in ``folder/name`` whose program is ``script``, run by ``command`` (which
+    requires ``executable``, from the Debian package ``debian``)."""
     where = folder / name
     where.mkdir(parents=True)
     (where / "hanoi.sh").write_text(script)
     (where / "language.toml").write_text(
         f'summary = "{name}"\ncommand = ["{command}", "hanoi.sh", "{{n}}"]\nmethods = ["recursive"]\n\n'
-        f'[[requires]]\nexecutable = "{executable}"\ndebian = "hanoi-home-sh-system"\n'
+        f'[[requires]]\nexecutable = "{executable}"\ndebian = "{debian}"\n'
         + OUTPUT
     )
     return folder
@@ -61,7 +63,7 @@ def home_tool(tmp_path: Path) -> dict[str, str]:
 
 
 def test_a_tool_in_a_home_runs_as_a_plain_subprocess(tmp_path: Path, home_tool: dict[str, str]) -> None:
-    root = port(tmp_path / "ports", "homely", TOOL, HANOI_SH + 'hanoi "$1" 0 2 1\n', executable=TOOL)
+    root = port(tmp_path / "ports", "homely", TOOL, HANOI_SH + 'hanoi "$1" 0 2 1\n', executable=TOOL, debian=SYSTEM_COPY)
     done, report = compare_json(tmp_path, "--n", "0-3", "--method", "recursive", root=root, env=home_tool)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [cell["outcome"] for cell in report["cells"]] == ["pass"] * 4
@@ -69,14 +71,14 @@ def test_a_tool_in_a_home_runs_as_a_plain_subprocess(tmp_path: Path, home_tool: 
 
 @needs_bubblewrap
 def test_a_tool_the_sandbox_cannot_see_is_named_with_its_fix(tmp_path: Path, home_tool: dict[str, str]) -> None:
-    root = port(tmp_path / "ports", "homely", TOOL, HANOI_SH + 'hanoi "$1" 0 2 1\n', executable=TOOL)
+    root = port(tmp_path / "ports", "homely", TOOL, HANOI_SH + 'hanoi "$1" 0 2 1\n', executable=TOOL, debian=SYSTEM_COPY)
     done, report = compare_json(tmp_path, "--n", "1-2", "--method", "recursive", "--isolation", "sandbox", "--strict", root=root, env=home_tool)
     assert done.returncode != 0
     found = f"{tmp_path}/home/.cargo/bin/{TOOL}"
     for cell in report["cells"]:
         assert (cell["outcome"], cell["reason"]) == ("error", "missing-interpreter"), cell
         assert "not installed in the sandbox" in cell["detail"] and found in cell["detail"], cell["detail"]
-        assert "harness doctor --install --lang homely" in cell["detail"] and "apt-get install hanoi-home-sh-system" in cell["detail"]
+        assert "harness doctor --install --lang homely" in cell["detail"] and f"apt-get install {SYSTEM_COPY}" in cell["detail"]
         assert "failed to execute" not in cell["detail"]
     doctor = harness("--root", str(root), "doctor", env=home_tool)
     line = next(line for line in doctor.stdout.splitlines() if line.startswith(TOOL))

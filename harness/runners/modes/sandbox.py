@@ -64,8 +64,9 @@ class SandboxWalls(Walls):
 
     def lacks(self, requirement: Requirement) -> str | None:
         """Why the executable cannot run in the sandbox here, if it cannot: not on PATH, or on PATH
-        only in a folder the sandbox does not show (a toolchain in a home: rustup, pyenv, nvm)."""
-        return super().lacks(requirement) or hidden(requirement)
+        only in a folder the sandbox does not show (a toolchain in a home: rustup, pyenv, nvm), where
+        there is a sandbox at all (where there is none, its refusal says why)."""
+        return super().lacks(requirement) or (None if sandbox_problem() else hidden(requirement))
 
     def start(self, job: Job) -> PortProcess:
         """The job's program in a sandbox of its own, as the job's ``user`` where one is given (the
