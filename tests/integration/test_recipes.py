@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -57,21 +59,34 @@ def remove_containers(ids: list[str]) -> None:
     client.close()
 
 
+def built_beside_a_listener(
+    tmp_path: Path, run_tmpdir: Path, name: str, step: Callable[[str], str],
+) -> tuple[int, subprocess.CompletedProcess[str], dict]:
+    """A port whose Containerfile's step is ``step(address)``, the address (HOST/PORT) of a listener
+    on this machine, compared in a container: how many connections the listener took, the run, and its one cell."""
+    listener = Listener()
+    recipe_port(tmp_path / "ports", name, step(listener.address))
+    try:
+        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
+    finally:
+        listener.close()
+    [cell] = report["cells"]
+    return listener.accepted, done, cell
+
+
 @pytest.mark.docker
 def test_a_containerfile_reaches_no_network(tmp_path, docker_engine, run_tmpdir):
     """Its step connects to this machine's own address, which a container on Docker's default
     network reaches: the build has no network at all, so the connection is never made, and the cell
     is a build error that quotes the step's words."""
-    listener = Listener()
-    host, port = listener.address.split("/")
     token = uuid.uuid4().hex
-    recipe_port(tmp_path / "ports", "reaching", f'RUN ["bash", "-c", "echo {token}; exec 3<>/dev/tcp/{host}/{port}"]')
-    try:
-        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
-    finally:
-        listener.close()
-    assert listener.accepted == 0, "the recipe's step reached the network"
-    [cell] = report["cells"]
+
+    def step(address: str) -> str:
+        host, port = address.split("/")
+        return f'RUN ["bash", "-c", "echo {token}; exec 3<>/dev/tcp/{host}/{port}"]'
+
+    accepted, done, cell = built_beside_a_listener(tmp_path, run_tmpdir, "reaching", step)
+    assert accepted == 0, "the recipe's step reached the network"
     assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
     assert cell["detail"].startswith("building the image of reaching failed"), cell["detail"]
     assert "Network is unreachable" in cell["detail"] and "\x1b" not in cell["detail"], cell["detail"]
@@ -91,15 +106,11 @@ def test_a_containerfile_takes_nothing_the_engine_fetches_for_it(tmp_path, docke
     """The engine itself fetches what ADD names by URL, network or not, and reads any image it holds
     that COPY --from names: the harness refuses such a recipe before the engine sees it, and
     nothing is fetched."""
-    listener = Listener()
-    address = listener.address.replace("/", ":")
-    recipe_port(tmp_path / "ports", "fetching", step.format(address=address, token=uuid.uuid4().hex))
-    try:
-        done, report = compare_json(tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", root=tmp_path / "ports", tmpdir=run_tmpdir)
-    finally:
-        listener.close()
-    assert listener.accepted == 0, "the engine fetched what the recipe named"
-    [cell] = report["cells"]
+    token = uuid.uuid4().hex
+    accepted, done, cell = built_beside_a_listener(
+        tmp_path, run_tmpdir, "fetching", lambda address: step.format(address=address.replace("/", ":"), token=token),
+    )
+    assert accepted == 0, "the engine fetched what the recipe named"
     assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
     assert cell["detail"].startswith(f"building the image of fetching failed: its Containerfile {refused}"), cell["detail"]
 
