@@ -293,10 +293,15 @@ class _Reading:
         cell.parting = self.divergence.parting()
 
     def _outcome(self, finish: Finish, timeout: float) -> None:
-        """The outcome, most fundamental fault first: a port that hung or crashed is not judged on its moves."""
+        """The outcome: a move that breaks the rules first, as a reader of the output would say, however
+        the port ended after it (so that the verdict is the same whether or not the reading stopped
+        before its exit was seen); then the most fundamental fault: a port that hung or crashed is not
+        judged on the moves it did not print."""
         cell = self.cell
         cell.moves = self.divergence.count
-        if finish.limit:
+        if self.finding and self.finding[0] is Outcome.FAIL:
+            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.VIOLATION
+        elif finish.limit:
             cell.outcome, cell.reason = Outcome.ERROR, Reason.LIMIT
             cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
         elif finish.timed_out:
@@ -307,8 +312,6 @@ class _Reading:
         elif finish.failure and not finish.stopped:
             cell.outcome, cell.reason = Outcome.ERROR, Reason.CRASH
             cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
-        elif self.finding:
-            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.VIOLATION
         else:
             try:
                 self.reader.finish()

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import FAKE_PORTS, HEADLINE, ROOT, suite
+from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, suite
 from harness.model import METHODS
 from integration.conftest import compare_json, offered, reference_digest
 
@@ -254,3 +254,20 @@ def test_a_version_command_that_never_stops_is_read_to_its_first_line(run):
     _, report, cells = run
     assert report["ports"]["version-flood"]["versions"] == {"python3": "flood 1.0"}
     assert cells[("version-flood", "recursive", 4)]["outcome"] == "pass"
+
+
+@pytest.mark.parametrize("after", ["", "echo 1 0 2\n"], ids=["the-last-line", "more-after-it"])
+def test_an_illegal_move_then_a_failing_exit_is_the_same_fail_at_every_n_and_every_run(tmp_path, after):
+    """Disc 2 moved from under disc 1, then exit 1: the first wrong move is the verdict, as a reader
+    of the output would say, whether the reading stopped before the exit was seen or not."""
+    folder = tmp_path / "ports" / "illegal-then-exit"
+    folder.mkdir(parents=True)
+    (folder / "hanoi.sh").write_text("echo 2 0 2\n" + after + "exit 1\n")
+    (folder / "language.toml").write_text(
+        'summary = "an illegal move, then exit 1"\ncommand = ["sh", "hanoi.sh", "{n}"]\nmethods = ["recursive"]\n\n'
+        '[[requires]]\nexecutable = "sh"\n\n[output]\n'
+        "patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\npegs = [\"0\", \"1\", \"2\"]\n"
+    )
+    for _ in range(3):
+        _, report = compare_json(tmp_path, "--n", "2-10", "--method", "recursive", root=folder.parent, run=harness_here)
+        assert {(cell["outcome"], cell["reason"]) for cell in report["cells"]} == {("fail", "violation")}, report["cells"]
