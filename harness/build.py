@@ -37,6 +37,7 @@ from harness.limits import size
 from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
 from harness.runners.base import Runner
 from harness.runners.process import EMPTY_STDERR, StderrKeeper
+from harness.runners.walls import remove_tree, tree
 
 PROGRAM_NAME = "program"
 FOLDER_NAME = "build"
@@ -44,6 +45,8 @@ DONE_NAME = "done"
 """In a cache entry: the program, the private build folder, and the mark of a build that finished."""
 LOCK_POLL_SECONDS = 0.1
 COPY_BLOCK = 1 << 20
+CAPABILITIES = "security.capability"
+"""The extended attribute that gives a file capabilities (setcap): taken off what a build keeps, as setuid is."""
 BUILD_BYTES = 1 << 30
 """The most one build may keep in the cache: its entry's files, each counted as at least FILE_BYTES
 (so that a million empty files are as much as four gigabytes), watched every WATCH_SECONDS while
@@ -177,7 +180,7 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
     """Copy the port's folder into a fresh build folder, run the build there, make what it left
     safe to keep, and mark it done, all before ``deadline``, the end of the build's ``timeout``
     seconds; or leave nothing of it behind."""
-    shutil.rmtree(entry, ignore_errors=True)  # a build that did not finish, in a run that was killed
+    remove_tree(entry)  # a build that did not finish, in a run that was killed
     try:
         with _cache_written():
             entry.mkdir(parents=True)
@@ -188,7 +191,7 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
             _strip_setid(entry)
             _mark_done(entry)
     except BaseException:
-        shutil.rmtree(entry, ignore_errors=True)  # rmtree follows no link: it removes the link
+        remove_tree(entry)  # following no link: a link is removed, not what it names
         raise
 
 
@@ -214,8 +217,11 @@ def _strip_setid(entry: Path) -> None:
     never followed, and no process of the build is left to swap a file for one). A setuid or setgid
     file with another name elsewhere (a hard link to a system's program) is the build's error,
     and left as it is: its bits are that program's."""
-    for path in _below(entry):
+    for path in tree(entry):
         found = os.lstat(path)
+        if stat.S_ISREG(found.st_mode):  # a file's capabilities are privileges as setuid is
+            with contextlib.suppress(OSError):
+                os.removexattr(path, CAPABILITIES, follow_symlinks=False)
         if not found.st_mode & SETID or not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
             continue
         if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
@@ -227,18 +233,10 @@ def _written(entry: Path) -> int:
     """What a build's entry holds, in bytes: each file's blocks, but at least FILE_BYTES a file;
     links are counted, never followed; files that go while being counted are not."""
     total = 0
-    for path in _below(entry):
+    for path in tree(entry):
         with contextlib.suppress(FileNotFoundError):
             total += max(os.lstat(path).st_blocks * 512, FILE_BYTES)
     return total
-
-
-def _below(entry: Path) -> Iterator[str]:
-    """The entry and everything in it, by path; os.walk enters no linked folder."""
-    yield str(entry)
-    for folder, names, files in os.walk(entry):
-        for name in (*names, *files):
-            yield os.path.join(folder, name)  # noqa: PTH118 - os.walk hands strings
 
 
 def _copy(source: str, target: str, *, deadline: float) -> str:
@@ -263,7 +261,11 @@ def _bounded(entry: Path, runner: Runner) -> Iterator[threading.Event]:
 
     def watch() -> None:
         while not ended.wait(WATCH_SECONDS):
-            if _written(entry) > BUILD_BYTES:
+            try:
+                past_bound = _written(entry) > BUILD_BYTES
+            except BuildFailed:  # a tree too deep to keep: the count after the command says so
+                past_bound = True
+            if past_bound:
                 over.set()
                 runner.stop()
                 return
@@ -297,7 +299,8 @@ def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: St
             for block in runner.output():
                 said.feed(block)
             finish = runner.finish()
-        if over.is_set() or _written(folder.parent) > BUILD_BYTES:
+        written = _written(folder.parent)  # BuildFailed for a tree too deep to keep
+        if over.is_set() or written > BUILD_BYTES:
             raise BuildFailed(f"the build wrote more than {size(BUILD_BYTES)} to the cache, the most one build may keep: {shown}")
         if finish.timed_out:
             raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout): {shown}")

@@ -126,4 +126,6 @@ def invoke(args: list[str] | None = None, prog_name: str | None = None) -> int:
         number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
         click.echo(f"harness: {_stopped_by(number)}", err=True)
         return ExitCode.SIGNALLED + number
+    except SystemExit:  # click's own end where what reads standard output has gone (EPIPE: | head -2), the streams quieted
+        return ExitCode.SIGNALLED + signal.SIGPIPE
     return code

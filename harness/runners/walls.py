@@ -9,17 +9,19 @@ for all of them.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import pwd
 import shutil
 import stat
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from harness.errors import CellError
+from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
 from harness.port import Port, Requirement
@@ -170,12 +172,56 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]
 
 
+TREE_DEPTH = 64
+"""How deep the folders a build makes may nest. What a build leaves is walked (measured, stripped,
+handed over, removed) without recursion, which a tree a thousand folders deep would exhaust; a
+deeper tree is the build's error."""
+
+
+def tree(top: Path) -> Iterator[Path]:
+    """``top`` and everything below it, each file, folder and link as itself (no link is followed),
+    walked without recursion; :class:`~harness.errors.BuildFailed` past TREE_DEPTH."""
+    yield top
+    folders = [(top, 0)]
+    while folders:
+        folder, depth = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except (FileNotFoundError, NotADirectoryError):  # gone, or a file: nothing below it
+            continue
+        for entry in entries:
+            yield Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                if depth >= TREE_DEPTH:
+                    raise BuildFailed(f"the build made folders more than {TREE_DEPTH} deep: {Path(entry.path).relative_to(top)}"[:300])
+                folders.append((Path(entry.path), depth + 1))
+
+
+def remove_tree(top: Path) -> None:
+    """Remove a folder a build wrote, however deep, without recursion and following no link (a link
+    is removed, not what it names). What cannot be removed is left (a later build of the port tries
+    again, and is that port's error if it cannot)."""
+    pending = [(top, False)]
+    while pending:
+        path, emptied = pending.pop()
+        with contextlib.suppress(OSError):
+            if emptied:
+                path.rmdir()
+            elif not stat.S_ISDIR(path.lstat().st_mode):
+                path.unlink()
+            else:
+                pending.append((path, True))
+                with os.scandir(path) as listing:
+                    pending += [(Path(entry.path), False) for entry in listing]
+
+
 def hand_over(folder: Path, uid: int, gid: int) -> None:
     """Make a job's own folder (a build's) the user's it runs as, so that it may write there and
-    nowhere else: each file and link as itself, no link followed (rglob enters no linked folder),
-    and no file of another's that has other names (a hard link an earlier command made to a file
-    elsewhere), which would hand that file over too."""
-    for path in (folder, *folder.rglob("*")):
+    nowhere else: each file and link as itself, no link followed, and no file of another's that has
+    other names (a hard link an earlier command made to a file elsewhere), which would hand that file
+    over too."""
+    for path in tree(folder):
         found = path.lstat()
         if (found.st_uid, found.st_gid) != (uid, gid) and (found.st_nlink == 1 or stat.S_ISDIR(found.st_mode)):
             os.chown(path, uid, gid, follow_symlinks=False)

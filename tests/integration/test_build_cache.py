@@ -105,6 +105,22 @@ def test_a_build_that_writes_past_its_bound_is_its_cells_error_and_leaves_nothin
     assert cells["modest"]["outcome"] == "pass", cells["modest"]
 
 
+def test_a_build_that_nests_folders_past_any_recursion_is_its_cells_error_and_leaves_nothing(tmp_path, mode, run_tmpdir):
+    """A build that makes a tree 1,100 folders deep, a setuid file and a file with capabilities at
+    its bottom: a walk by recursion (os.walk, rglob, rmtree) would run out on it, lose the run's
+    report and keep all three. It is the cell's build error naming the depth, its entry is gone,
+    and the port beside it passes."""
+    root = tmp_path / "ports"
+    deep = 'i=0; while [ $i -lt 1100 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done; cp "$(command -v sh)" shell; chmod u+s shell'
+    scripted_port(root, "deep", f'cp hanoi.sh "$0"; ({deep})')
+    scripted_port(root, "modest", 'cp hanoi.sh "$0"')
+    cells = run_cells(tmp_path, root, mode, run_tmpdir)
+    assert (cells["deep"]["outcome"], cells["deep"]["reason"]) == ("error", "build"), cells["deep"]
+    assert cells["deep"]["detail"].startswith("the build made folders more than 64 deep"), cells["deep"]
+    assert list((tmp_path / "cache" / "builds" / "deep").glob("*/")) == []
+    assert cells["modest"]["outcome"] == "pass", cells["modest"]
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A file system of 2 MiB of its own for the test's cache (a tmpfs), unmounted after."""

@@ -237,3 +237,14 @@ def test_on_a_terminal_compare_shows_its_progress_and_leaves_only_the_report():
 def test_doctor_says_the_sandbox_cannot_run_with_a_tmpdir_that_does_not_exist(tmp_path):
     done = harness_here("doctor", tmpdir=tmp_path / "missing")
     assert f"sandbox      UNAVAILABLE: TMPDIR is {tmp_path / 'missing'}, which does not exist" in done.stdout, done.stdout
+
+
+def test_a_closed_pipe_ends_the_harness_quietly_with_sigpipes_code():
+    """``harness run … | head -1``: what reads the moves has gone; the harness says nothing and exits
+    141 (128 + SIGPIPE), as a pipeline's programs do, not 1, which says a cell failed."""
+    done = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m harness run python recursive --n 12 | head -1; echo "${{PIPESTATUS[0]}}"'],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.stdout.splitlines() == ["1 0 1", "141"], done.stdout + done.stderr
+    assert done.stderr == ""
