@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from harness.report import Report, port_info
 from harness.report import json as json_form
 from harness.settings import RunPlan
 from harness.verify import describe
-from integration.conftest import reference_digest
+from integration.conftest import needs_bubblewrap, reference_digest
 from integration.test_page import browser, load, shown, visit  # noqa: F401  (browser is a fixture)
 
 AXE_PLACES = ("node_modules/axe-core/axe.min.js", ".venv/axe/node_modules/axe-core/axe.min.js")
@@ -514,3 +515,18 @@ def test_a_verdict_says_each_outcome_in_words_beside_its_sign():
     assert _verdict(cells) == Verdict("✗ fail", "✗ fail: pass for n = 0-2; fail for n = 3 (4 cells)", "fail")
     assert _verdict(cells[:3]) == Verdict("✓ pass", "✓ pass for n = 0-2 (3 cells)", "pass")
     assert _verdict([Cell("p", "binary", 1, Outcome.SKIPPED, reason=Reason.NOT_OFFERED)]) == Verdict("– not offered", "– not offered", "skipped")
+
+
+@needs_bubblewrap
+def test_the_gallerys_run_and_samples_run_in_the_walls_asked_for(tmp_path):
+    """A port that writes beside its folder whenever it runs: with --isolation sandbox, neither the
+    gallery's fresh run nor its samples let it, as compare would not."""
+    folder = tmp_path / "ports" / "python"
+    folder.parent.mkdir()
+    shutil.copytree(ROOT / "python", folder)
+    written = tmp_path / "written-by-the-port"
+    program = folder / "hanoi.py"
+    program.write_text(program.read_text().replace('"""', f'import pathlib; pathlib.Path({str(written)!r}).touch()\n"""', 1))
+    done = harness_here("--root", str(folder.parent), "gallery", "--out", str(tmp_path / "site"), "-n", "1", "--isolation", "sandbox")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not written.exists(), "the gallery ran the port outside the walls it was asked for"
