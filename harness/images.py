@@ -21,6 +21,7 @@ import os
 import re
 import socket
 import threading
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,20 +161,28 @@ RECIPE_BASES = ("${BASE}", "$BASE")
 CONTINUED = re.compile(r"\\[ \t]*$")
 
 
+DIRECTIVE = "#DIRECTIVE"
+"""How _instructions names a parser directive, which no instruction's keyword can be."""
+
+
 def recipe_fault(text: str) -> str | None:
     """Why a port's Containerfile may not be built, if it may not. The engine builds it with no
     network, but fetches by itself what an ``ADD`` names by URL, and reads any image it holds that a
     ``FROM`` or a ``COPY --from`` names: a port's recipe starts from ``BASE`` or a stage of its own,
     copies with ``COPY`` from its folder or its stages, gives its steps no option, and keeps the
     engine's escape character (``\\``), the one by which its lines are read here."""
+    unseen = next((char for char in text if char not in "\t\n\r " and unicodedata.category(char)[0] in "CZ"), None)
+    if unseen is not None:
+        number = text.count("\n", 0, text.index(unseen)) + 1
+        return f"line {number}: holds U+{ord(unseen):04X}, which the engine and this check could read differently: a recipe is plain text"
     stages: list[str] = []
     """The names of the recipe's stages so far, which a later FROM or COPY --from may name."""
     for number, words in _instructions(text):
         if words[0].upper() == "ONBUILD":
             words = words[1:] or words
         keyword, arguments = words[0].upper(), words[1:]
-        if keyword == "ESCAPE=":
-            return f"line {number}: sets the escape character: leave the engine's own (\\)"
+        if keyword == DIRECTIVE:
+            return f"line {number}: the parser directive {arguments[0]}=: a port's recipe takes none (the escape character stays \\)"
         if keyword == "ADD":
             return f"line {number}: ADD fetches what a URL names, past the build's walls: use COPY"
         if keyword == "RUN" and arguments and arguments[0].startswith("--"):
@@ -192,13 +201,15 @@ def recipe_fault(text: str) -> str | None:
 
 
 def _instructions(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words;
-    a parser directive that sets the escape character as the word ``ESCAPE=``."""
+    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words,
+    its lines cut where the engine cuts them (at a line feed alone); a parser directive (``escape``,
+    ``syntax``, ``check``) as the words DIRECTIVE and its name."""
     words: list[str] = []
     first = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        if not words and re.fullmatch(r"\s*#\s*escape\s*=.*", line, re.IGNORECASE):
-            yield number, ["ESCAPE="]
+    for number, line in enumerate((line.removesuffix("\r") for line in text.split("\n")), 1):
+        directive = re.fullmatch(r"\s*#\s*(escape|syntax|check)\s*=.*", line, re.IGNORECASE)
+        if not words and directive:
+            yield number, [DIRECTIVE, directive[1].lower()]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         first = first if words else number

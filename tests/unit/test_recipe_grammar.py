@@ -26,7 +26,11 @@ ROOT = Path(__file__).resolve().parents[2]
         ("FROM ${BASE}\nCOPY --from=hanoi-polyglot/python:x /etc/passwd /p\n", "line 2: COPY --from=hanoi-polyglot/python:x"),
         ("FROM ${BASE}\nCOPY --chown=0 --from=1 /a /a\n", "line 2: COPY --from=1"),
         ("FROM ${BASE}\nRUN --network=host true\n", "line 2: RUN --network=host: a step takes no option"),
-        ("# escape=`\nFROM ${BASE}\n", "line 1: sets the escape character"),
+        ("# escape=`\nFROM ${BASE}\n", "line 1: the parser directive escape=: a port's recipe takes none"),
+        ("\ufeff# escape=`\nFROM ${BASE}\n", "line 1: holds U+FEFF"),
+        ("# syntax=docker/dockerfile:1\nFROM ${BASE}\n", "line 1: the parser directive syntax="),
+        ("FROM ${BASE}\nRUN echo \\\x1c\nADD http://198.51.100.7/x /x\n", "line 2: holds U+001C"),
+        ("FROM ${BASE}\nRUN echo \\\u2028ADD http://198.51.100.7/x /x\n", "line 2: holds U+2028"),
     ],
 )
 def test_what_the_engine_would_do_past_the_walls_is_refused_naming_the_line(recipe, refused):
