@@ -26,12 +26,13 @@ from pathlib import Path, PurePosixPath
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TERM", "TZ")
 """Variables every port sees as the harness does, with every ``LC_*`` one."""
 SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIAL|CREDS|JWT|WEBHOOK|COOKIE|BEARER|CONNECTION_?STRING"
-    r"|AUTH(?!ORS?(?:_|$))|(?:^|_)(?:PAT|PASS|DSN)(?:_|$)",
+    r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIAL|CREDS|JWT|HOOK|COOKIE|BEARER|CONNECTION_?STRING|DSN|GIT_CONFIG"
+    r"|AUTH(?!ORS?(?:_|$))|(?:^|_)(?:PAT|PASS|UR[IL])(?:_|$)",
     re.IGNORECASE,
 )
-"""A variable whose name says this holds a secret (``CI_JOB_JWT``, ``GH_PAT``, ``SLACK_WEBHOOK_URL``,
-``DOCKER_AUTH_CONFIG``, ``SENTRY_DSN``; not ``GIT_AUTHOR_NAME`` or ``PATH``): never passed on, its
+"""A variable whose name says this holds a secret, or may (``CI_JOB_JWT``, ``GH_PAT``, ``SLACK_WEBHOOK_URL``,
+``MYHOOK``, ``DOCKER_AUTH_CONFIG``, ``SENTRYDSN``, ``DB_URI``, ``PIP_INDEX_URL``, ``GIT_CONFIG_PARAMETERS``,
+which may carry an authorisation header; not ``GIT_AUTHOR_NAME`` or ``PATH``): never passed on, its
 value masked in reports."""
 SECRET_SHAPE = re.compile(
     r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"

@@ -46,7 +46,11 @@ class Gate:
         self.settings = settings
         self.secrets = Secrets(os.environ)
         """The run's secrets, masked wherever a report quotes what a port printed: the environment's,
-        the DSN's password, and each port's role's."""
+        the value of every variable a port's manifest passes it (``env``: no pattern of names or of
+        values can tell every secret), the DSN's password, and each port's role's."""
+        for port in ports:
+            for name in {name for program in port.programs.values() for name in program.env}:
+                self.secrets.add(os.environ.get(name))
         self._no_postgres = self._postgres_lacking(settings) if any(port.query for port in ports) else None
         if dsn:
             self.secrets.add(dsn)

@@ -45,3 +45,24 @@ def test_no_secret_under_another_name_reaches_a_held_port_or_any_report(tmp_path
         assert "CI_JOB_JWT=***" in cell["detail"] and "REDIS_URL=***" in cell["detail"], cell["detail"]
     else:
         assert not set(NAMES) & names, names
+
+
+def test_what_a_manifest_passes_a_port_is_masked_in_every_report(tmp_path, mode, run_tmpdir):
+    """A name and a value no pattern tells from a setting (a webhook under HANOI_SETTING): the port
+    may be given it, as its manifest asks, but no report quotes it."""
+    folder = tmp_path / "ports" / "quoting"
+    folder.mkdir(parents=True)
+    (folder / "hanoi.sh").write_text('echo "the setting is $HANOI_SETTING" >&2\nexit 3\n')
+    (folder / "language.toml").write_text(
+        'summary = "quotes its setting"\ncommand = ["sh", "hanoi.sh", "{n}"]\nmethods = ["recursive"]\nenv = ["HANOI_SETTING"]\n\n'
+        '[[requires]]\nexecutable = "sh"\ndebian = "dash"\n\n[output]\n'
+        "patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\npegs = [\"0\", \"1\", \"2\"]\n"
+    )
+    value = "https-hooks-example-com-services-T000-B000-XXXXXXXX"
+    done, report = compare_json(
+        tmp_path, "--n", "1", "--method", "recursive", "--isolation", mode, "--markdown", str(tmp_path / "report.md"),
+        root=folder.parent, env={"HANOI_SETTING": value}, tmpdir=run_tmpdir,
+    )
+    [cell] = report["cells"]
+    assert cell["outcome"] == "error" and "the setting is ***" in cell["detail"], cell
+    assert value not in done.stdout + done.stderr + json.dumps(report) + (tmp_path / "report.md").read_text()

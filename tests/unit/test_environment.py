@@ -156,13 +156,14 @@ def test_check_refuses_a_read_of_the_sandboxs_own_accounts_with_its_line(tmp_pat
 @pytest.mark.parametrize(
     "name",
     ["CI_JOB_JWT", "CI_JOB_JWT_V2", "GH_PAT", "SLACK_WEBHOOK_URL", "DOCKER_AUTH_CONFIG", "SENTRY_DSN", "HANOI_PG_DSN", "GITHUB_TOKEN",
-     "DB_PASS", "GPG_PASSPHRASE", "NPM_AUTH", "SSH_AUTH_SOCK", "AZURE_STORAGE_CONNECTION_STRING", "AWS_SECRET_ACCESS_KEY", "REGISTRY_CREDS"],
+     "DB_PASS", "GPG_PASSPHRASE", "NPM_AUTH", "SSH_AUTH_SOCK", "AZURE_STORAGE_CONNECTION_STRING", "AWS_SECRET_ACCESS_KEY", "REGISTRY_CREDS",
+     "MYHOOK", "SENTRYDSN", "DB_URI", "PIP_INDEX_URL", "CI_JOB_URL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_VALUE_0"],
 )
 def test_a_name_that_says_secret_is_one(name):
     assert secret_name(name)
 
 
-@pytest.mark.parametrize("name", ["PATH", "HOME", "GIT_AUTHOR_NAME", "PATCH_LEVEL", "LANG", "JAVA_HOME", "HANOI_VISIBLE", "CI_JOB_URL", "PASSAGE"])
+@pytest.mark.parametrize("name", ["PATH", "HOME", "GIT_AUTHOR_NAME", "PATCH_LEVEL", "LANG", "JAVA_HOME", "HANOI_VISIBLE", "PASSAGE", "CURLY"])
 def test_a_name_that_does_not_is_not(name):
     assert not secret_name(name)
 
