@@ -182,7 +182,7 @@ main :-
       ).
 
 % discs(Text, N) <- Text is ASCII decimal digits, nothing else, and N their number. atom_number/2
-% alone would take any Prolog number: 0x3, 1_0, 0'a (97), 3.0 and digits of other scripts.
+% alone would take any Prolog number: -0, 0x3, 1_0, 0'a (97), 3.0 and digits of other scripts.
 discs(Text, N) :-
       atom_codes(Text, Codes),
       Codes = [_ | _],
