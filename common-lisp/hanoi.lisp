@@ -105,9 +105,10 @@ the DISCS - 1 smaller discs make room for it three times: two on, one on (back t
   "Each method's name on the command line, and a function of N that prints its moves.")
 
 (defun parse-discs (text)
-  "TEXT as a whole number of discs, 0 or more; NIL if it is not one."
+  "TEXT as a whole number of discs, 0 or more; NIL if it is not one. Only the ASCII digits count:
+digit-char-p may take other scripts' digits too, and SBCL's does."
   (and (plusp (length text))
-       (every #'digit-char-p text)
+       (every (lambda (char) (find char "0123456789")) text)
        (parse-integer text)))
 
 ;;; SBCL's part: the command line, the exit code and a standard output that is written a buffer

@@ -35,10 +35,12 @@ defmodule Hanoi do
   defp method("cyclic"), do: {:ok, &adjacent(&1, &2, 0, 1)}
   defp method(other), do: {:error, "unknown method #{inspect(other)}"}
 
+  # N is ASCII decimal digits, nothing else: Integer.parse/1 alone would take a sign (+3, -0).
   defp discs(text) do
-    case Integer.parse(text) do
-      {n, ""} when n >= 0 -> {:ok, n}
-      _ -> {:error, "N must be a whole number of discs, 0 or more, not #{inspect(text)}"}
+    if text =~ ~r/\A[0-9]+\z/ do
+      {:ok, String.to_integer(text)}
+    else
+      {:error, "N must be a whole number of discs, 0 or more, not #{inspect(text)}"}
     end
   end
 

@@ -32,13 +32,15 @@ method("iterative") -> fun iterative/2;
 method("cyclic") -> fun(N, Out) -> adjacent(N, 0, 1, Out) end;
 method(_) -> error.
 
-discs(Text) ->
-    try list_to_integer(Text) of
-        N when N >= 0 -> N;
-        _ -> error
-    catch
-        error:badarg -> error
-    end.
+%% N is ASCII decimal digits, nothing else: list_to_integer/1 alone would take a sign (+3, -0).
+%% An empty argument is refused, and so is one escript could not decode ({error, [], <<255>>}).
+discs([_ | _] = Text) ->
+    case lists:all(fun(C) -> C >= $0 andalso C =< $9 end, Text) of
+        true -> list_to_integer(Text);
+        false -> error
+    end;
+discs(_) ->
+    error.
 
 usage(Format, Args) ->
     io:format(standard_error, "hanoi: " ++ Format ++ "~n" ?USAGE "~n", Args),

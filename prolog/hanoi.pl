@@ -176,12 +176,21 @@ main :-
       (   Argv = [MethodArg, NArg],
           atom(MethodArg), Method = MethodArg,
           memberchk(Method, [binary, recursive, iterative, cyclic]),
-          atom_number(NArg, N),
-          integer(N),
-          N >= 0
+          discs(NArg, N)
       ->  call(Method, N)
       ;   usage(Argv)
       ).
+
+% discs(Text, N) <- Text is ASCII decimal digits, nothing else, and N their number. atom_number/2
+% alone would take any Prolog number: -0, 0x3, 1_0, 0'a (97), 3.0 and digits of other scripts.
+discs(Text, N) :-
+      atom_codes(Text, Codes),
+      Codes = [_ | _],
+      maplist(ascii_digit, Codes),
+      number_codes(N, Codes).
+
+ascii_digit(Code) :-
+      between(0'0, 0'9, Code).
 
 usage(Argv) :-
       atomic_list_concat(Argv, ' ', Given),

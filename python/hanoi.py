@@ -137,7 +137,8 @@ METHODS = {"binary": binary, "recursive": recursive, "iterative": iterative, "cy
 
 
 def disc_count(text):
-    if not text.isdecimal():
+    """N as ASCII digits only: isdecimal() and int() alone take other scripts' digits too."""
+    if not (text.isascii() and text.isdecimal()):
         raise argparse.ArgumentTypeError(f"N must be a whole number of disks, 0 or more, not {text!r}")
     return int(text)
 

@@ -4,6 +4,8 @@
 --
 --     sqlite3 -bail :memory: '.parameter set :method recursive' '.parameter set :n 3' '.read hanoi.sql'
 --
+-- as hanoi.sh does (sh hanoi.sh recursive 3), once it has checked the method and n.
+--
 -- Each row is a move, DISC|FROM|TO as the shell prints it: 1|0|2. A query's rows come out as
 -- SQLite makes them, the recursive table's rows one at a time from its queue, which holds a few
 -- rows for each disc at most: no query builds its list of moves first.
