@@ -15,6 +15,9 @@ from harness.report.markdown import ports_markdown
 from integration.conftest import OFFERED, PORTS, REAL_PORTS, compare_json, offered, program_argv, reference_digest
 
 NS = range(7)
+PATIENT_SECONDS = 300
+"""How long a port's program may take to start and refuse or print nothing: seconds on an idle machine, but a
+virtual machine of a runtime (BEAM, the JVM) takes far longer to start on a loaded one."""
 TAKES_METHOD_N = [
     (name, taking[0]) for name, port in PORTS.items() if not port.query
     if (taking := [method for method in port.methods if port.program(method).command[-2:] == ("{method}", "{n}")])
@@ -70,7 +73,7 @@ def test_all_ports_and_methods_agree_through_compare(tmp_path):
 def test_port_refuses_bad_input_with_usage_and_exit_2(real_ports, language, method, args, complaint):
     port = real_ports[language]
     argv = program_argv(port, method, 0)[:-2] + [arg.replace("{method}", method) for arg in args]
-    done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(argv, cwd=port.folder, capture_output=True, text=True, timeout=PATIENT_SECONDS)
     assert done.returncode == 2
     assert done.stdout == ""
     assert "usage" in done.stderr.lower()
@@ -89,7 +92,7 @@ def test_bash_takes_the_most_disks_its_manifest_declares_and_refuses_one_more(re
             first = started.stdout.readline() if started.stdout else ""
             started.kill()
         assert first == "1 from 0 to 1\n", method
-        done = subprocess.run(program_argv(port, method, max_n + 1), cwd=port.folder, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(program_argv(port, method, max_n + 1), cwd=port.folder, capture_output=True, text=True, timeout=PATIENT_SECONDS)
         assert (done.returncode, done.stdout) == (2, ""), method
         assert "usage" in done.stderr
 
@@ -98,7 +101,7 @@ def test_bash_takes_the_most_disks_its_manifest_declares_and_refuses_one_more(re
 def test_zero_discs_print_no_move_and_succeed(real_ports, language):
     port = real_ports[language]
     for method in (method for method in port.methods if language in offered(method, 0) and port.program(method).stdin(method, 0) is None):
-        done = subprocess.run(program_argv(port, method, 0), cwd=port.folder, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(program_argv(port, method, 0), cwd=port.folder, capture_output=True, text=True, timeout=PATIENT_SECONDS)
         drawings = port.program(method).output.format == "drawings"
         assert (done.returncode, done.stdout, done.stderr) == (0, "|A\n|B\n|C\n\n" if drawings else "", "")
 
