@@ -70,8 +70,9 @@ recursive(N, Src, Tmp, Dst) :-
 % endregion recursive
 
 % region binary
-% binary: move I goes from peg (I /\ (I - 1)) mod 3 to peg ((I \/ (I - 1)) + 1) mod 3. That formula
-% ends on the middle peg when N is even, so for even N the middle and right pegs trade names.
+% binary, after the Tower of Hanoi notes' b_toh: move I goes from peg (I /\ (I - 1)) mod 3 to peg
+% ((I \/ (I - 1)) + 1) mod 3. That formula ends on the middle peg when N is even, so for even N the
+% middle and right pegs trade names.
 binary(N) :-
       Last is (1 << N) - 1,
       forall(between(1, Last, I),
@@ -86,9 +87,9 @@ relabel(_, Peg, Relabelled) :- Relabelled is (3 - Peg) mod 3.
 % endregion binary
 
 % region iterative
-% iterative: every odd move is the smallest disc's, always the same way round (left, middle, right
-% for even N; left, right, middle for odd N); every even move is the one legal move between the two
-% other pegs. The pegs are three lists, top disc first.
+% iterative, after COMP9021's towers of Hanoi: every odd move is the smallest disc's, always the
+% same way round (left, middle, right for even N; left, right, middle for odd N); every even move
+% is the one legal move between the two other pegs. The pegs are three lists, top disc first.
 iterative(N) :-
       findall(Disc, between(1, N, Disc), Discs),
       ( N mod 2 =:= 0 -> Step = 1 ; Step = 2 ),
