@@ -1,9 +1,8 @@
 """The contract every port keeps (docs/SPEC.md, The program), probed before anyone trusts its
 compare: a small fixed set of runs, each a finding. n spelled any way but ASCII decimal digits, an
 unknown method and one disc more than the manifest's ``max_n`` (where it is below the harness's
-most, MOST_DISCS) are refused, with a usage message on
-standard error, exit code 2 and no output; n = 0 passes with no move; the first moves at ``max_n``
-are the reference's. A port in PostgreSQL is given n as an integer, not as text, so of the
+most, MOST_DISCS) are refused, with a usage message on standard error, exit code 2 and no output;
+n = 0 passes with no move; the first moves at ``max_n`` are the reference's. A port in PostgreSQL is given n as an integer, not as text, so of the
 refusals only one disc more than ``max_n`` applies to it: the query ends in an error, with no row.
 """
 
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 from harness.errors import CellError
 from harness.evaluate import evaluate
 from harness.gate import Gate
-from harness.model import METHODS, Move, Outcome, visible
+from harness.model import METHODS, Cell, Move, Outcome, visible
 from harness.port import MOST_DISCS, Port
 from harness.runners.process import EMPTY_STDERR, describe_exit
 from harness.settings import Settings
@@ -113,7 +112,11 @@ def _refused(gate: Gate, port: Port, method: str, settings: Settings, spelled: t
 
 
 def _passes(gate: Gate, port: Port, method: str, n: int, settings: Settings) -> str | None:
-    cell = evaluate(port, method, n, settings, gate)
+    return _unless_passed(evaluate(port, method, n, settings, gate))
+
+
+def _unless_passed(cell: Cell) -> str | None:
+    """What a cell that did not pass says; None for one that did."""
     return None if cell.outcome is Outcome.PASS else f"{cell.outcome.value}: {cell.detail}"
 
 
@@ -136,4 +139,4 @@ def _first_moves(gate: Gate, port: Port, method: str, settings: Settings) -> str
             if made.canonical() != wanted.canonical():
                 return f"move {number} is {made.canonical()}, where the reference's is {wanted.canonical()}"
         return None
-    return None if cell.outcome is Outcome.PASS else f"{cell.outcome.value}: {cell.detail}"
+    return _unless_passed(cell)
