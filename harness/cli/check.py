@@ -20,7 +20,8 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
     reads them, without running, building or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
-    Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
+    Every fault of every manifest is named in one run, one a line, FILE:LINE: why.
+    Exit 0 when all are sound, 1 otherwise."""
     from harness.discover import MANIFEST, load_port
 
     given = paths or (Path(os.path.relpath(session.root)),)
@@ -32,9 +33,9 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
-    for problem in broken:
-        click.echo(visible(problem))
+    broken = [port.manifest_faults for port in map(load_port, manifests) if port.manifest_faults]
+    for fault in (fault for faults in broken for fault in faults):
+        click.echo(visible(fault))
     count = len(manifests)
     click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
     return ExitCode.of(not broken)
