@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.session import Session
 from harness.errors import ExitCode
 from harness.model import visible
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness check", "harness check python perl/language.toml"))
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
 @click.pass_obj
 def check(session: Session, /, paths: tuple[Path, ...]) -> int:

@@ -248,3 +248,47 @@ def test_a_closed_pipe_ends_the_harness_quietly_with_sigpipes_code():
     )
     assert done.stdout.splitlines() == ["1 0 1", "141"], done.stdout + done.stderr
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize("args", [
+    ("list",),
+    ("list", "--verbose", "--format", "json"),
+    ("check",),
+    ("run", "python", "recursive", "-n", "3"),
+    ("show", "python", "recursive", "-n", "3"),
+    ("compare", "-n", "3", "--lang", "python,bash", "--method", "recursive"),
+    ("compare", "-n", "3", "--lang", "python,bash", "--method", "recursive", "--format", "json"),
+    ("compare", "-n", "3", "--lang", "python", "--method", "recursive", "--format", "plain", "--markdown", "/dev/stdout"),
+    ("completion", "bash"),
+    ("--help",),
+], ids=" ".join)
+def test_every_command_ends_quietly_with_sigpipes_code_on_a_pipe_already_closed(args):
+    """Standard output a pipe whose reader has already gone, so that the first write meets it
+    closed, however little the command writes: it ends as ``| head -1`` ends any program, 141 and
+    no word (a report it was writing there is not a report it failed to write, which would be 1);
+    what goes to standard error beside a report on standard output (the table) is still said."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "harness", *args], stdout=write, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "cannot write" not in done.stderr and "Broken pipe" not in done.stderr, done.stderr
+    assert done.stderr == "" or "--format" in args, done.stderr
+
+
+def test_bash_completes_commands_and_ports_by_the_script_harness_completion_prints():
+    """The script, sourced in a real bash as README says, with the installed ``harness`` on PATH: Tab
+    after ``harness com`` offers the two commands, after ``harness run pyt`` the port; and the harness,
+    answering the script, exits 0."""
+    script = """
+        eval "$(harness completion bash)"
+        COMP_WORDS=(harness com); COMP_CWORD=1; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        COMP_WORDS=(harness run pyt); COMP_CWORD=2; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        COMP_WORDS=(harness compare --lang python,ba); COMP_CWORD=3; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        _HARNESS_COMPLETE=bash_complete COMP_WORDS="harness com" COMP_CWORD=1 harness >/dev/null; echo "exit $?"
+    """
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, env={**os.environ, "PATH": path}, capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines() == ["compare completion", "python", "python,bash", "exit 0"], done.stdout + done.stderr
