@@ -34,8 +34,9 @@ def signal_name(stopped: KeyboardInterrupt) -> str:
 
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
-a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
-2 for a usage error; 128 + the signal's number when stopped by one (130 for Ctrl-C, 143 for SIGTERM, 141 for a closed pipe)."""
+a manifest is broken, a report could not be written, the system is not Linux (for a command that
+runs ports) or a merge lacks a report of part of its run; 2 for a usage error; 128 + the signal's
+number when stopped by one (130 for Ctrl-C, 143 for SIGTERM, 141 for a closed pipe)."""
 
 
 
