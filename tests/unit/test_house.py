@@ -108,7 +108,8 @@ def run(argv: list[str], folder: Path) -> str:
     """What a check run in ``folder``, with that folder's harness first on Python's path, printed; it must pass."""
     environment = {**os.environ, "PYTHONPATH": str(folder)}
     done = subprocess.run(argv, cwd=folder, env=environment, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"{' '.join(argv[:3])} on the copy with HOUSE.md's additions:\n{done.stdout}{done.stderr}"
+    said = f"{done.stdout}{done.stderr}"[-5000:]  # the end: pytest's summary of what failed, after the names of all it ran
+    assert done.returncode == 0, f"{' '.join(argv[:3])} on the copy with HOUSE.md's additions:\n{said}"
     return done.stdout
 
 
@@ -152,6 +153,6 @@ def test_ruff_mypy_and_the_registries_tests_pass_with_houses_additions_and_no_ot
     run([str(Path(sys.executable).with_name("ruff")), "check", "--no-cache", "harness"], copy)
     run([sys.executable, "-m", "mypy"], copy)
     tests = registry_tests()
-    shown = run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *tests], copy)
+    shown = run([sys.executable, "-m", "pytest", "-v", "--tb=short", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *tests], copy)
     for addition in house_additions:  # the copy's registries were the ones tested: a test is named for each addition
         assert re.search(rf"::\w+\[(\w+-)*{Path(addition.path).stem}(-\w+)*\] PASSED", shown), f"no test went over {addition.path}:\n{shown}"
