@@ -27,7 +27,7 @@ HEADER = re.compile(r"^# (harness/\S+\.py)(?:, in (\w+))?$", re.MULTILINE)
 REGISTRIES = ("WRITERS", "writing", "READERS", "MODES", "Mode")
 """The names a unit test uses to go over a registry: the tests that name one are run on the copy."""
 ALWAYS = ("test_layers.py",)
-"""Tests that name no registry but hold every module: each is placed in its layer by its folder."""
+"""Tests run on the copy that name no registry: they hold every module, the new ones too."""
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,17 @@ class Addition:
 
 def additions(text: str) -> list[Addition]:
     """HOUSE.md's additions, from the code blocks of its section on them: each block a new module,
-    headed ``# harness/PATH.py``, and its registry line, headed ``# harness/PATH.py, in NAME``."""
-    section = text[text.index(SECTION):]
-    section = section[:section.find("\n## ", len(SECTION))]
+    headed ``# harness/PATH.py``, then its registry line, headed ``# harness/PATH.py, in NAME``."""
+    section = text[text.index(SECTION) + len(SECTION):].partition("\n## ")[0]
     found = []
     for block in re.findall(r"^```python\n(.*?)^```$", section, re.DOTALL | re.MULTILINE):
-        parts = HEADER.split(block)[1:]  # path, registry name (None for a module), text; again and again
-        (path, none, source), (registry_path, registry, line) = (parts[0:3], parts[3:6])
-        assert none is None and registry, f"a block is a new module, then its registry line: {block}"
-        lines = [line for line in line.splitlines() if line.strip()]
+        parts = HEADER.split(block)  # before the first header, then a path, a registry's name (None for a module) and a text, twice
+        assert len(parts) == 7 and not parts[0].strip(), f"a block is a new module, then its registry line: {block}"
+        path, module_registry, source, registry_path, registry, entry = parts[1:]
+        assert module_registry is None and registry, f"a block is a new module, then its registry line: {block}"
+        lines = [line.strip() for line in entry.splitlines() if line.strip()]
         assert len(lines) == 1, f"{registry_path}: one line in {registry}, not {lines}"
-        found.append(Addition(path, source.strip("\n") + "\n", registry_path, registry, lines[0].strip()))
+        found.append(Addition(path, source.strip("\n") + "\n", registry_path, registry, lines[0]))
     return found
 
 
@@ -136,6 +136,16 @@ def test_each_addition_is_one_new_module_and_one_registry_line(house_additions, 
         if path.is_file() and (not (ROOT / path.relative_to(copy)).exists() or (ROOT / path.relative_to(copy)).read_bytes() != path.read_bytes())
     )
     assert changed == sorted([addition.path for addition in house_additions] + [addition.registry_path for addition in house_additions])
+
+
+def test_an_example_that_needs_more_than_a_module_and_a_line_is_refused():
+    one = '# harness/report/x.py\ndef report_text(report): ...\n\n# harness/report/__init__.py, in WRITERS\nWriter("x"),\n'
+    page = f"{SECTION}\n\n```python\n{one}```\n\n## After\n\n```python\nnot an addition\n```\n"
+    assert [addition.line for addition in additions(page)] == ['Writer("x"),']
+    with pytest.raises(AssertionError, match="one line in WRITERS"):
+        additions(page.replace('Writer("x"),', 'Writer("x"),\nWriter("y"),'))
+    with pytest.raises(AssertionError, match="a new module, then its registry line"):
+        additions(page.replace("# harness/report/__init__.py, in WRITERS", "# harness/report/__init__.py, in WRITERS\n\n# harness/cli/options.py"))
 
 
 def test_a_registry_line_goes_after_the_last_entry_and_one_on_the_closing_line_is_refused():
