@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from conftest import FAKE_PORTS
 from harness.discover import load_port
 from harness.errors import CellError
-from harness.evaluate import _Reading
 from harness.expect import STRETCH_BYTES
 from harness.gate import Gate
 from harness.model import CLASSIC, CYCLIC, METHODS, Cell, Finish, Move, Outcome
 from harness.port import Port
+from harness.reading import CellReading
 from harness.runners.process import PortProcess
 from harness.settings import Settings
 
@@ -112,9 +112,9 @@ def port(folder: Path, form: str) -> Port:
     return loaded
 
 
-def judged(loaded: Port, method: str, n: int, text: bytes, fast: bool) -> tuple[Cell, _Reading]:
+def judged(loaded: Port, method: str, n: int, text: bytes, fast: bool) -> tuple[Cell, CellReading]:
     cell = Cell(loaded.name, method, n)
-    reading = _Reading(cell, loaded.program(method), None, None, None, fast=fast)
+    reading = CellReading(cell, loaded.program(method), None, None, None, fast=fast)
     reading.read(iter([text[at:at + 65536] for at in range(0, len(text), 65536)]), lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell, reading
@@ -124,7 +124,7 @@ def verdict(cell: Cell) -> tuple:
     return cell.outcome, cell.reason, cell.detail, cell.diff, cell.digest, cell.moves, cell.parting
 
 
-def both(loaded: Port, method: str, n: int, text: bytes) -> tuple[Cell, _Reading]:
+def both(loaded: Port, method: str, n: int, text: bytes) -> tuple[Cell, CellReading]:
     """The fast path's cell, once it is shown to be the slow path's to the letter."""
     fast, reading = judged(loaded, method, n, text, fast=True)
     slow, _ = judged(loaded, method, n, text, fast=False)
