@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What a move, a board and a drawing cost the harness to read: each cell's output is captured
 once, through the harness's own runner, then read from memory as ``compare`` reads it (the fast
-path, where the bytes are known in advance) and line by line (the slow path alone), taking turns;
-medians of the runs, in seconds and in microseconds a move. Nothing of the port's time is in it.
+path, where the bytes are known in advance) and line by line (the slow path alone); medians of the
+runs, in CPU seconds of the harness's process (steadier than wall time on a busy machine, and the
+reading uses one core) and in microseconds a move. Nothing of the port's time is in it.
 
     benchmarks/reading.py                   # inside the virtual environment, from the checkout
     benchmarks/reading.py --repeat 5 --slow-repeat 1
@@ -43,9 +44,10 @@ def captured(name: str, method: str, n: int) -> bytes:
 def seconds(name: str, method: str, n: int, output: bytes, fast: bool) -> tuple[float, int]:
     """How long the harness takes to read and verify the output, and the moves it found."""
     port = load_port(ROOT / name / "language.toml")
-    started = time.perf_counter()
-    cell = judge_output(port, method, n, iter([output[at:at + BLOCK] for at in range(0, len(output), BLOCK)]), fast)
-    took = time.perf_counter() - started
+    blocks = [output[at:at + BLOCK] for at in range(0, len(output), BLOCK)]
+    started = time.process_time()
+    cell = judge_output(port, method, n, iter(blocks), fast)
+    took = time.process_time() - started
     assert cell.outcome.value == "pass", (cell.outcome, cell.detail)
     return took, cell.moves
 
@@ -58,7 +60,7 @@ def main() -> None:
     parser.add_argument("--cell", action="append", help="PORT:METHOD:N:KIND, instead of the three cells above")
     given = parser.parse_args()
     cells = [(name, method, int(n), kind) for name, method, n, kind in (cell.split(":") for cell in given.cell)] if given.cell else CELLS
-    print("| output | cell | MB | moves | fast path s | µs a move | slow path s | µs a move |")
+    print("| output | cell | MB | moves | fast path, CPU s | µs a move | slow path, CPU s | µs a move |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, method, n, kind in cells:
         output = captured(name, method, n)
