@@ -24,7 +24,7 @@ LAYERS = [
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("reading output: the readers", {"readers.*"}),
-    ("one cell through the steps", {"evaluate"}),
+    ("one cell through the steps: its output read, then the cell run", {"reading", "evaluate"}),
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.figures", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.*"}),
