@@ -21,7 +21,7 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     reads them, without running, building or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
     Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
-    from harness.discover import MANIFEST, load_port
+    from harness.discover import MANIFEST, load_port, schema_line_fault
 
     given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
@@ -32,7 +32,7 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
+    broken = [fault for manifest in manifests if (fault := load_port(manifest).manifest_error or schema_line_fault(manifest))]
     for problem in broken:
         click.echo(visible(problem))
     count = len(manifests)
