@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 """The one place the version is written: the package's metadata (flit), ``harness --version``, every
 report and the release's tag (``v`` and this) follow it."""
 

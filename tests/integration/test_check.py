@@ -14,12 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from integration.conftest import checkout_copy
-
-
-def git(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+from integration.conftest import checkout_copy, git
 
 
 def pre_commit(repository: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
