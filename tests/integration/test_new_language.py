@@ -6,6 +6,7 @@ program and the manifest docs/ADDING_A_LANGUAGE.md gives, and found, run and ver
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 
 import pytest
@@ -63,6 +64,21 @@ def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp
         methods = ["binary", "recursive"] if group["puzzle"] == "classic" else ["cyclic"]
         assert {f"awk/{method}" for method in methods} | {f"python/{method}" for method in methods} <= set(labels)
     assert sorted(ROOT.glob("*/language.toml")) == project_ports, "new-language --root wrote only under that root"
+
+    # Step 4: each command the guide shows, as it shows it, says what the guide says it does.
+    said = {}
+    for line in listing("sh", "## 4. Look, then compare").splitlines():
+        command = shlex.split(line.partition("#")[0])
+        assert command[0] == "harness", line
+        # the guide's commands run in the folder of ports; harness_here runs in the checkout, so a path is made whole
+        words = [str(root / word) if command[1] == "check" and (root / word).exists() else word for word in command[1:]]
+        said[command[1] + " --raw" * ("--raw" in command)] = done = harness_here("--root", str(root), *words)
+        assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
+    assert said["check"].stdout == "1 of 1 manifest sound\n"
+    assert re.search(r"^awk\b.*\b(mawk|GNU Awk|awk version)", said["list"].stdout, re.M), said["list"].stdout
+    assert said["run --raw"].stdout.splitlines()[:2] == ["Move disc 1 from A to C", "Move disc 2 from A to B"]
+    assert said["run"].stdout.splitlines()[:2] == ["1 0 2", "2 0 1"] and len(said["run"].stdout.splitlines()) == 7
+    assert "pass and agree" in said["compare"].stdout
 
 
 def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):
