@@ -19,4 +19,3 @@ def schema(name: str) -> int:
     harness schema language > schemas/language.schema.json."""
     click.echo(schema_file(name).read_text(encoding="utf-8"), nl=False)
     return ExitCode.PASSED
-
