@@ -211,3 +211,14 @@ def test_make_site_puts_each_schema_at_its_id_beside_the_documentation_and_the_g
     assert (site / "index.html").exists() and (site / "harness" / "index.html").exists()
     assert (site / "gallery" / "index.html").exists() and (site / "gallery" / "report.html").exists()
     assert unresolved(site) == []
+
+
+def test_make_check_takes_as_long_in_every_place_that_says():
+    """The development page measures make check; the Makefile and CONTRIBUTING say the same, not a
+    figure of their own (they said under a minute and the page about ten seconds)."""
+    page = " ".join((ROOT / "docs" / "development.md").read_text().split())
+    measured = re.search(r"`make check`, the fast tier to run before every commit \(([\w ]+ minutes?):", page)
+    assert measured, "docs/development.md says how long make check takes, then how it was measured"
+    for place in ("Makefile", "CONTRIBUTING.md"):
+        text = " ".join((ROOT / place).read_text().split())
+        assert measured[1] in text and not re.search(r"under a minute|ten seconds", text), f"{place} says otherwise than docs/development.md"
