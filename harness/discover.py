@@ -170,6 +170,33 @@ def _located(where: str, text: str, fault: ManifestError) -> str:
     return f"{where}{f':{line}' * bool(line)}: {fault}"
 
 
+def schema_line_fault(manifest: Path) -> str | None:
+    """What is wrong with the manifest's ``#:schema`` line, as ``path:line: why``, or None: a path
+    (relative to the manifest, or a ``file:`` address) that names no file, as the line of a port
+    copied from another repository does (``../harness/language.schema.json``). taplo and the editors
+    built on it fail the whole file then; a run does not read the line. Only the comments above the
+    first key are taplo's directives; a web address is not fetched."""
+    try:
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None  # the manifest's own error says why
+    for number, line in enumerate(lines, 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            return None
+        if directive := re.fullmatch(r"\s*#:schema\s+(\S+)\s*", line):
+            named = directive[1]
+            if re.match(r"https?://", named):
+                return None
+            path = Path(named.removeprefix("file://"))
+            if (manifest.parent / path).is_file():
+                return None
+            return (
+                f"{manifest}:{number}: the #:schema line names {named}, which is not a file here, so taplo and editors cannot read"
+                " the manifest: name the schema's address, or a copy of it (harness schema language > schemas/language.schema.json)"
+            )
+    return None
+
+
 def manifest_line(text: str, error: ManifestError) -> int | None:
     """The line of a manifest that an error is about, for ``path:line:`` as editors read it: from
     the header of the table the error is in (or the top), the line that writes the value it

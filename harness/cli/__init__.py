@@ -24,14 +24,14 @@ import time
 
 import click
 
-from harness.cli import bench, check, compare, completion, doctor, gallery, list_ports, merge, new_language, run, show, smoke, transcripts
+from harness.cli import bench, check, compare, completion, doctor, gallery, list_ports, merge, new_language, run, schema, show, smoke, transcripts
 from harness.cli.group import Terminated, cli
 from harness.cli.publish import WRITING
 from harness.errors import ExitCode
 from harness.model import visible
 from harness.runners.base import WAITS
 
-COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, gallery, new_language, smoke, completion)
+COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, gallery, new_language, smoke, completion, schema)
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 

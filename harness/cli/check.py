@@ -22,7 +22,7 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
     Every fault of every manifest is named in one run, one a line, FILE:LINE: why.
     Exit 0 when all are sound, 1 otherwise."""
-    from harness.discover import MANIFEST, load_port
+    from harness.discover import MANIFEST, load_port, schema_line_fault
 
     given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
@@ -33,7 +33,7 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_faults for port in map(load_port, manifests) if port.manifest_faults]
+    broken = [faults for manifest in manifests if (faults := (*load_port(manifest).manifest_faults, *filter(None, [schema_line_fault(manifest)])))]
     for fault in (fault for faults in broken for fault in faults):
         click.echo(visible(fault))
     count = len(manifests)

@@ -85,7 +85,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
     become_subreaper()
     found = find_root(root)
-    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check", "completion")
+    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check", "completion", "schema")
     if found is None and needs_ports:
         raise click.UsageError(
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"

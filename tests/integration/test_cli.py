@@ -14,6 +14,7 @@ import pexpect
 import pytest
 
 from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, left_behind, started_in, suite
+from harness import __version__
 from harness.model import CLASSIC, METHODS
 from integration.conftest import compare_json, harness, harness_process, offered, reference_digest
 
@@ -32,7 +33,7 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
     done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive", run=harness_here)
     assert done.returncode == 0
     assert report["passed"] is True
-    assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", "0.1.0")
+    assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", __version__)
     assert report["started"] <= report["finished"]
     assert report["plan"] == {"ports": ["bash", "python"], "methods": ["recursive"], "n": [3, 8], "shard": None}
     assert report["options"]["jobs"] >= 1 and "n" not in report["options"]
@@ -132,7 +133,7 @@ def test_a_run_where_nothing_ran_says_so(tmp_path):
 def test_console_command_is_installed():
     command = shutil.which("harness", path=str(Path(sys.executable).parent))
     assert command, "the harness console command is not installed beside this Python (pip install -e .)"
-    assert harness("--version").stdout.strip() == "harness, version 0.1.0"
+    assert harness("--version").stdout.strip() == f"harness, version {__version__}"
 
 
 def _hanging(pids: list[int]) -> list[int]:

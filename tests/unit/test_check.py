@@ -137,3 +137,40 @@ def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
     assert not_a_manifest.returncode == 2 and "hanoi.rb is not a language.toml" in not_a_manifest.stderr, not_a_manifest.stderr
     missing = harness_here("check", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
+
+
+SOUND = """\
+summary = "a port"
+methods = ["recursive"]
+command = ["sh", "run.sh", "{method}", "{n}"]
+
+[[requires]]
+executable = "sh"
+version = ["sh", "-c", "echo 1"]
+
+[output]
+patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']
+pegs = ["0", "1", "2"]
+"""
+
+
+def test_a_schema_line_that_points_at_nothing_is_named_with_its_line(tmp_path):
+    """A port copied from this repository keeps ``#:schema ../harness/language.schema.json``, which
+    points at nothing in another one: taplo and editors then fail the file, so check says so, with
+    the line, and what to write instead. An address is not fetched (check reads no network)."""
+    root = ports(
+        tmp_path,
+        copied="# The copied port\n#:schema ../harness/language.schema.json\n" + SOUND,
+        local="#:schema ../schemas/language.schema.json\n" + SOUND,
+        published='#:schema https://hanoi-polyglot.github.io/hanoi-polyglot/schemas/language.schema.json\n' + SOUND,
+        plain=SOUND,
+        later=SOUND + "#:schema nowhere.json\n",  # not a directive below the first key: a comment
+    )
+    (root / "schemas").mkdir()
+    (root / "schemas" / "language.schema.json").write_text(harness_here("schema", "language").stdout)
+    done = harness_here("--root", str(root), "check")
+    assert done.returncode == 1
+    [line] = [line for line in done.stdout.splitlines() if "language.toml" in line]
+    assert line.endswith(f"{root.name}/copied/language.toml:2: " + line.partition(":2: ")[2]), line
+    assert "../harness/language.schema.json" in line and "harness schema language" in line, line
+    assert "4 of 5 manifests sound, 1 broken" in done.stderr

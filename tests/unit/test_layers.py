@@ -34,7 +34,7 @@ LAYERS = [
     ("the command line: the group, which makes the session and maps how a command ends", {"cli.group"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
-        "cli.new_language", "cli.gallery", "cli.smoke", "cli.completion",
+        "cli.new_language", "cli.gallery", "cli.smoke", "cli.completion", "cli.schema",
     }),
     ("the command line: the program", {"cli", "__main__"}),
 ]
