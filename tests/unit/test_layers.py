@@ -29,9 +29,11 @@ LAYERS = [
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.figures", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.*"}),
+    ("a run: the plan's cells made one report", {"run"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold", "gallery", "smoke"}),
+    ("the command line: the console", {"cli.console"}),
     ("the command line: the options", {"cli.options"}),
-    ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish"}),
+    ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish", "cli.cell"}),
     ("the command line: the group, which makes the session and maps how a command ends", {"cli.group"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
