@@ -14,7 +14,7 @@ LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings", "extras"}),
     ("the port, and discovering ports", {"regions", "port", "discover"}),
-    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),
+    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "runners.images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.*"}),
     ("run: builds", {"build"}),
