@@ -62,6 +62,8 @@ class Walls(ABC):
     """A mode: how it walls a program in, and what that costs the caller to know."""
 
     mode: ClassVar[Mode]
+    """The mode's name, its module's; a class that sets it annotates it as ``ClassVar[Mode]`` again, or
+    mypy takes it for that one name, and a mode made from that class could not set its own."""
     host_interpreters: ClassVar[bool] = True
     """Whether programs use this machine's interpreters (so a missing one skips the cell here), as a
     PostgreSQL server of this machine's must (``SERVERS``: ``on_this_machine``)."""
