@@ -34,7 +34,9 @@ PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "m
 PORT_KEYS = ("summary", "methods", "source", "code", "method", *PROGRAM_KEYS)
 CODE_KEYS = tuple(METHODS)
 """[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
-OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
+OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator", "stream")
+STREAMS = ("stdout", "stderr", "both")
+"""Where a program's moves are: standard output (the default), standard error, or both, in the order written."""
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew", "reads")
 QUERY_KEYS = ("load", "query", "moves")
 QUERY_MOVES = ("rows", "notices")
@@ -301,8 +303,11 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables", "requires")
+        output = _output(data.get("output"))
+        if query and output.stream != "stdout":
+            raise ManifestError("'output.stream' is for a program's streams; a query's moves are its rows or NOTICEs ('postgresql.moves')", "stream")
         return Program(
-            _output(data.get("output")), command, build, query, stdin, min_n, max_n, tuple(_requirement(entry, holders) for entry in requires),
+            output, command, build, query, stdin, min_n, max_n, tuple(_requirement(entry, holders) for entry in requires),
             _variables(data),
         )
     except ManifestError as error:
@@ -357,11 +362,14 @@ def _output(table: object) -> Output:
     separator = table.get("separator")
     if separator is not None and not isinstance(separator, str):
         raise ManifestError("'output.separator' must be a regular expression, as a string", "separator")
+    stream = table.get("stream", "stdout")
+    if stream not in STREAMS:
+        raise ManifestError(f"'output.stream' is where the moves are written: one of {', '.join(STREAMS)}", "stream")
     if separator is None:
-        return Output(reading.name, pegs, patterns, ignore)
+        return Output(reading.name, pegs, patterns, ignore, stream=stream)
     if _pattern(separator).fullmatch(""):
         raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character", value=separator)
-    return Output(reading.name, pegs, patterns, ignore, _pattern(separator))
+    return Output(reading.name, pegs, patterns, ignore, _pattern(separator), stream)
 
 
 def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:

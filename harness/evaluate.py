@@ -142,7 +142,7 @@ class _Reading:
         self.reading = READERS[program.output.format]
         self.wording: Wording | None = reader_module(self.reading).wording(program.output, self.plan) if fast and not shown else None
         self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules)
-        self.separator = program.output.separator
+        self.separator, self.source = program.output.separator, program.output.stream
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
         self.read_all = True
@@ -316,15 +316,26 @@ class _Reading:
             try:
                 self.reader.finish()
             except Unreadable as error:
-                cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}"
+                cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}{self._elsewhere(finish)}"
                 return
             cell.digest = self.digest.hexdigest()
             try:
                 self.board.finish(top_first=self.reader.top_first is True)
             except Violation as error:
-                cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
+                cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, f"{error}{self._elsewhere(finish)}"
             else:
                 cell.outcome = Outcome.PASS
+
+    def _elsewhere(self, finish: Finish) -> str:
+        """Where the moves may have gone, for a port whose standard output was empty while its
+        standard error was not: the manifest's ``stream`` reads them there."""
+        if self.source != "stdout" or self.stream.lines or not finish.unread_lines:
+            return ""
+        lines = f"{finish.unread_lines:,} line{'s' * (finish.unread_lines != 1)}"
+        return (
+            f"; standard output was empty, while standard error has {lines}: if the moves are there,"
+            ' the manifest says so with [output] stream = "stderr" (or "both", for both streams in the order written)'
+        )
 
 
 def evaluate_all(

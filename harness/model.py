@@ -180,6 +180,9 @@ class Finish:
     limit: str | None = None
     usage: Usage = Usage()
     exit_code: int | None = None
+    unread_lines: int = 0
+    """How many lines the program wrote on the stream its moves are not read from (standard error,
+    most often): where the moves are missing, a sign they went there."""
 
 
 class Outcome(str, enum.Enum):

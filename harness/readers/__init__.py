@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from harness.model import Move
 
 OutputFormat = Literal["lines", "states", "drawings"]
+Stream = Literal["stdout", "stderr", "both"]
+"""Where a program's moves are: its standard output, its standard error, or both as one stream, in the
+order they were written."""
 
 
 @dataclass(frozen=True)
@@ -37,13 +40,15 @@ class Output:
     board after each move, one tower a match of ``patterns``, each move worked out from the change.
     ``drawings``: the cyclic Tower of Hanoi article's horizontal drawings of the towers, one drawing
     after each move, each row ending in ``|`` and the peg's name. ``ignore`` are lines to skip, and
-    ``separator`` splits a line into the pieces the patterns read."""
+    ``separator`` splits a line into the pieces the patterns read. ``stream`` is where the moves are
+    written: standard output, standard error, or both, read as one stream in the order written."""
 
     format: OutputFormat
     pegs: tuple[str, ...]
     patterns: tuple[regex.Pattern[str], ...] = ()
     ignore: tuple[regex.Pattern[str], ...] = ()
     separator: regex.Pattern[str] | None = None
+    stream: Stream = "stdout"
 
 
 class Reader(Protocol):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import harness_here, project_ports, run_folder
+from harness.discover import OUTPUT_KEYS
 
 PORT = """\
 summary = "a port whose every step would leave a mark"
@@ -57,7 +58,8 @@ def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_
     root = ports(tmp_path, good=PORT.format(marks=tmp_path), bad=PORT.format(marks=tmp_path).replace("pegs =", "peg ="))
     done = harness_here("check", str(root / "good" / "language.toml"), str(root / "bad"))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout == f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are format, pegs, patterns, ignore, separator\n"
+    keys = ", ".join(OUTPUT_KEYS)
+    assert done.stdout == f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are {keys}\n"
     assert done.stderr == "1 of 2 manifests sound, 1 broken\n"
 
 

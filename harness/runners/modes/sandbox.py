@@ -84,7 +84,7 @@ class SandboxWalls(Walls):
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             return PortProcess(
                 argv, job.folder, job.seconds, job.stdin, limits=limits, env=environment, processes=self.processes, pass_fds=descriptors,
-                owner=becomes(user),
+                owner=becomes(user), stream=job.stream,
             )
 
 

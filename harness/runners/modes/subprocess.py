@@ -24,7 +24,7 @@ class SubprocessWalls(Walls):
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
         return PortProcess(
             run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes,
-            own_pids=True, owner=becomes(job.user),
+            own_pids=True, owner=becomes(job.user), stream=job.stream,
         )
 
 

@@ -1,0 +1,49 @@
+"""The manifest's keys for programs written for no harness, each in subprocess and sandbox modes: moves
+read from standard error or from both streams in the order written, discs named by a map, n fixed
+or written in other forms, and the port's own peg names in what the harness says."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import harness_here, suite
+from integration.conftest import compare_json, usable
+
+MODES = ["subprocess", "sandbox"]
+
+
+def cells_of(tmp_path, fake: str, isolation: str, *args: str) -> dict[tuple[str, int], dict]:
+    """One compare of a fake port, its cells by method and n."""
+    root = suite(tmp_path, fake, real=())
+    _, report = compare_json(tmp_path, *args, "--isolation", isolation, root=root, run=harness_here)
+    return {(cell["method"], cell["n"]): cell for cell in report["cells"]}
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_moves_are_read_from_standard_error_or_from_both_streams_in_the_order_written(request, tmp_path, isolation):
+    """recursive writes its moves on standard error, iterative a move on each stream in turn: each
+    passes at every n, the moves of both streams read in the order they were written."""
+    usable(request, isolation)
+    cells = cells_of(tmp_path, "streams", isolation, "--n", "0-7", "--method", "recursive,iterative")
+    assert {(cell["outcome"], cell["moves"]) for key, cell in cells.items()} == {("pass", 2 ** n - 1) for n in range(8)}, cells
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_cell_whose_moves_are_missing_from_standard_output_says_standard_error_has_lines(request, tmp_path, isolation):
+    """binary writes its moves on standard error, and its manifest reads standard output: the cell
+    fails as it must, and says where the moves went and how the manifest reads them there."""
+    usable(request, isolation)
+    cells = cells_of(tmp_path, "streams", isolation, "--n", "0-3", "--method", "binary")
+    assert cells[("binary", 0)]["outcome"] == "pass"
+    cell = cells[("binary", 3)]
+    assert (cell["outcome"], cell["reason"]) == ("fail", "violation")
+    assert cell["detail"].startswith("after 0 moves the discs are not all on peg 2")
+    assert "standard output was empty, while standard error has 7 lines" in cell["detail"]
+    assert '[output] stream = "stderr"' in cell["detail"]
+
+
+def test_a_refusal_of_a_program_whose_moves_are_on_standard_error_is_held_to_its_exit_alone(tmp_path):
+    """Its usage message is where its moves would be: smoke holds it to exit code 2, not to silence."""
+    root = suite(tmp_path, "streams", real=())
+    done = harness_here("--root", str(root), "smoke", "--port", "streams", "--method", "recursive")
+    assert done.returncode == 0, done.stdout
