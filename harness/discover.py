@@ -23,7 +23,7 @@ from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
-from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, Port, Program, Query, Requirement, Source
+from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, N_FORM, N_FORMS, Port, Program, Query, Requirement, Source
 from harness.readers import DEFAULT, READERS, Output, Reading
 from harness.regions import Code, read_code
 
@@ -61,9 +61,9 @@ SOURCE_URL = re.compile(r"https?://[^\s\"'<>\\`]{1,2000}")
 """Where a document is found: a web address, nothing a page or a shell could read otherwise."""
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
-PLACEHOLDERS = ("{method}", "{n}", "{build}", "{binary}")
-PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
-"""What reads as a placeholder in a command: a misspelt one ({methd}) would reach the program as it is."""
+PLACEHOLDERS = ("{method}", *N_FORMS, "{build}", "{binary}")
+PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^}]*)?\}")
+"""What reads as a placeholder in a command: a misspelt one ({methd}, {n:roman}) would reach the program as it is."""
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 
@@ -282,24 +282,13 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
             raise ManifestError("'stdin' is a string, fed to the program that 'command' runs", "stdin")
-        words = " ".join(command + build_parts) + (stdin or "")
-        if unknown := sorted(set(PLACEHOLDER.findall(words)) - set(PLACEHOLDERS)):
-            raise ManifestError(
-                f"'command', 'build' or 'stdin' uses {unknown[0]}, which the harness does not fill in; it fills in {', '.join(PLACEHOLDERS)}",
-                value=unknown[0],
-            )
-        if command and "{n}" not in words:
-            raise ManifestError(
-                "'command', 'build' or 'stdin' must use {n}, the number of discs"
-                " (for n written in the source, see docs/ADDING_A_LANGUAGE.md)"
-            )
-        if command and serves > 1 and "{method}" not in words:
-            raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
         min_n, max_n = data.get("min_n", 0), data.get("max_n", MOST_DISCS)
         if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= MOST_DISCS:
             raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {MOST_DISCS}", "min_n")
         if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= MOST_DISCS:
             raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {MOST_DISCS}", "max_n")
+        if command:
+            _check_placeholders({"command": command, "build": build_parts, "stdin": (stdin or "",)}, serves, fixed=min_n == max_n)
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables", "requires")
@@ -312,6 +301,29 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
         )
     except ManifestError as error:
         raise ManifestError(f"{where}{error}", error.key, error.value, where.strip(" []") or error.table) from None
+
+
+def _check_placeholders(words: dict[str, tuple[str, ...]], serves: int, fixed: bool) -> None:
+    """Every placeholder of 'command', 'build' and 'stdin' (``words``, by key) is one the harness
+    fills in; n reaches the program in some form unless it is ``fixed`` (``min_n = max_n``), and the
+    method's name does where the program serves several."""
+    said = " ".join(" ".join(parts) for parts in words.values())
+    for key, parts in words.items():
+        for part in parts:
+            unknown = next((found for found in PLACEHOLDER.findall(part) if found not in PLACEHOLDERS and not N_FORM.fullmatch(found)), None)
+            if unknown is not None:
+                raise ManifestError(
+                    f"'{key}' uses {unknown}, which the harness does not fill in; it fills in {', '.join(PLACEHOLDERS)}"
+                    " (TEXT and SEP: any text without braces)",
+                    key, part,
+                )
+    if not fixed and not N_FORM.search(said):
+        raise ManifestError(
+            "'command', 'build' or 'stdin' must use {n}, the number of discs, unless min_n = max_n"
+            " (for n written in the source, see docs/ADDING_A_LANGUAGE.md)"
+        )
+    if serves > 1 and "{method}" not in said:
+        raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
 
 
 def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

@@ -65,7 +65,7 @@ def probes(ports: list[Port], settings: Settings, gate: Gate) -> Iterator[Callab
                 yield functools.partial(found, "every probe", skipped=port.manifest_error or (missing and missing[1]))
                 continue
             refused = functools.partial(_refused, gate, port, method, settings)
-            if program.query is None and program.takes_n:
+            if program.query is None and program.takes_decimal_n:
                 yield from (_probe(found, f"n = {spelling!r}", refused, (method, spelling)) for spelling in MALFORMED)
             if program.query is None and program.takes_method:
                 yield _probe(found, f"method {UNKNOWN_METHOD!r}", refused, (UNKNOWN_METHOD, str(program.min_n)))

@@ -47,3 +47,22 @@ def test_a_refusal_of_a_program_whose_moves_are_on_standard_error_is_held_to_its
     root = suite(tmp_path, "streams", real=())
     done = harness_here("--root", str(root), "smoke", "--port", "streams", "--method", "recursive")
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_n_reaches_a_program_in_unary_as_a_list_of_its_discs_or_not_at_all_where_it_is_fixed(request, tmp_path, isolation):
+    """recursive takes n in unary, iterative as the list of its discs, binary is built for n = 4 and
+    takes none: each passes where it runs, and binary is skipped at every other n."""
+    usable(request, isolation)
+    cells = cells_of(tmp_path, "n-forms", isolation, "--n", "0-6", "--method", "binary,recursive,iterative")
+    for n in range(7):
+        assert (cells[("recursive", n)]["outcome"], cells[("iterative", n)]["outcome"]) == ("pass", "pass"), cells
+        assert cells[("binary", n)]["outcome"] == ("pass" if n == 4 else "skipped"), cells[("binary", n)]
+    assert cells[("iterative", 6)]["moves"] == cells[("recursive", 6)]["moves"] == 63
+
+
+def test_smoke_spells_n_otherwise_only_for_a_program_that_takes_it_in_decimal(tmp_path):
+    root = suite(tmp_path, "n-forms", real=())
+    done = harness_here("--root", str(root), "smoke", "--port", "n-forms")
+    assert done.returncode == 0, done.stdout
+    assert "n = '+3'" not in done.stdout

@@ -66,7 +66,7 @@ def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_
 @pytest.mark.parametrize(
     "change, line, problem",
     [
-        (('"{{n}}"]', '"{{count}}"]'), 4, "'command', 'build' or 'stdin' uses {count}, which the harness does not fill in"),
+        (('"{{n}}"]', '"{{count}}"]'), 4, "'command' uses {count}, which the harness does not fill in"),
         (('"{{n}}"]', '"count"]'), None, "'command', 'build' or 'stdin' must use {n}"),
         (("(?P<src>", "^(?P<src>"), 11, "can never match: '^' or '\\A' comes after text"),
         (("[[requires]]", "[[requires]]\ninstal = 'apt-get install sh'"), 7, "[[requires]] unknown key 'instal'"),
