@@ -34,7 +34,7 @@ PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "m
 PORT_KEYS = ("summary", "methods", "source", "code", "method", *PROGRAM_KEYS)
 CODE_KEYS = tuple(METHODS)
 """[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
-OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator", "stream")
+OUTPUT_KEYS = ("format", "pegs", "discs", "patterns", "ignore", "separator", "stream")
 STREAMS = ("stdout", "stderr", "both")
 """Where a program's moves are: standard output (the default), standard error, or both, in the order written."""
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew", "reads")
@@ -282,17 +282,19 @@ def _program(folder: Path, data: dict[str, Any], where: str, serves: int, holder
         stdin = data.get("stdin")
         if stdin is not None and (not isinstance(stdin, str) or not command):
             raise ManifestError("'stdin' is a string, fed to the program that 'command' runs", "stdin")
-        min_n, max_n = data.get("min_n", 0), data.get("max_n", MOST_DISCS)
-        if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= MOST_DISCS:
-            raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {MOST_DISCS}", "min_n")
-        if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= MOST_DISCS:
-            raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {MOST_DISCS}", "max_n")
+        output = _output(data.get("output"))
+        most = len(output.discs) or MOST_DISCS  # a program that names its discs has no more than it names
+        min_n, max_n = data.get("min_n", 0), data.get("max_n", most)
+        if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= most:
+            raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {most}", "min_n")
+        if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= most:
+            named = f"{most}, the discs 'output.discs' names" if output.discs else f"{MOST_DISCS}"
+            raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {named}", "max_n")
         if command:
             _check_placeholders({"command": command, "build": build_parts, "stdin": (stdin or "",)}, serves, fixed=min_n == max_n)
         requires = data.get("requires", [])
         if not isinstance(requires, list):
             raise ManifestError("'requires' is a list of [[requires]] tables", "requires")
-        output = _output(data.get("output"))
         if query and output.stream != "stdout":
             raise ManifestError("'output.stream' is for a program's streams; a query's moves are its rows or NOTICEs ('postgresql.moves')", "stream")
         return Program(
@@ -364,12 +366,13 @@ def _output(table: object) -> Output:
     pegs = _strings(table, "pegs")
     if len(pegs) != PEGS or len(set(pegs)) != PEGS:
         raise ManifestError(f"'output.pegs' must give {PEGS} distinct names, for pegs 0, 1 and 2", "pegs")
+    discs = _disc_names(table, output_format)
     texts = _strings(table, "patterns")
     if reading.patterns != bool(texts):
         needing = " or ".join(name for name, other in READERS.items() if other.patterns)
         without = " or ".join(name for name, other in READERS.items() if not other.patterns)
         raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}", "patterns")
-    patterns = tuple(_move_pattern(text, reading) for text in texts)
+    patterns = tuple(_move_pattern(text, reading, () if discs else DIGIT_GROUPS) for text in texts)
     ignore = tuple(_pattern(text) for text in _strings(table, "ignore"))
     separator = table.get("separator")
     if separator is not None and not isinstance(separator, str):
@@ -378,10 +381,26 @@ def _output(table: object) -> Output:
     if stream not in STREAMS:
         raise ManifestError(f"'output.stream' is where the moves are written: one of {', '.join(STREAMS)}", "stream")
     if separator is None:
-        return Output(reading.name, pegs, patterns, ignore, stream=stream)
+        return Output(reading.name, pegs, patterns, ignore, stream=stream, discs=discs)
     if _pattern(separator).fullmatch(""):
         raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character", value=separator)
-    return Output(reading.name, pegs, patterns, ignore, _pattern(separator), stream)
+    return Output(reading.name, pegs, patterns, ignore, _pattern(separator), stream, discs)
+
+
+def _disc_names(table: dict[str, Any], output_format: str) -> tuple[str, ...]:
+    """'output.discs': the program's names for discs 1, 2, 3…, each printable, none blank, none twice;
+    in drawings, none with the hyphens or the bar a row is drawn with."""
+    discs = _strings(table, "discs")
+    if "discs" in table and not discs:
+        raise ManifestError("'output.discs' names the discs 1, 2, 3…: at least one name", "discs")
+    if len(discs) > MOST_DISCS or len(set(discs)) != len(discs):
+        raise ManifestError(f"'output.discs' gives distinct names, for discs 1, 2, 3… and at most {MOST_DISCS}", "discs")
+    for name in discs:
+        if not name.strip() or not name.isprintable() or name != name.strip():
+            raise ManifestError(f"'output.discs' names {name!r}: a disc's name is printable, with no space around it", "discs", name)
+        if output_format == "drawings" and ("-" in name or "|" in name):
+            raise ManifestError(f"'output.discs' names {name!r}: in drawings a disc's name holds no '-' or '|', which draw a row", "discs", name)
+    return discs
 
 
 def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -475,9 +494,10 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     return pattern
 
 
-def _move_pattern(text: str, reading: Reading) -> regex.Pattern[str]:
-    """A pattern that reads a move (lines) or a tower (states), with the named groups its format takes."""
-    pattern = _pattern(text, DIGIT_GROUPS)
+def _move_pattern(text: str, reading: Reading, digit_groups: tuple[str, ...] = DIGIT_GROUPS) -> regex.Pattern[str]:
+    """A pattern that reads a move (lines) or a tower (states), with the named groups its format
+    takes; ``digit_groups`` must be able to hold digits (none, where the discs have names)."""
+    pattern = _pattern(text, digit_groups)
     required, optional = reading.required, reading.optional
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(

@@ -187,6 +187,11 @@ _AFTER = (b"\x04", b"\x05", b"\x06")
 discs and what lies under them (each peg's row has its own mark)."""
 
 
+def disc_labels(n: int, discs: Sequence[str]) -> list[str]:
+    """What a drawing writes for discs 1 to n: their numbers, or the program's names for them."""
+    return [discs[disc - 1] if discs else str(disc) for disc in range(1, n + 1)]
+
+
 class DrawingWording:
     """The bytes of the cyclic Tower of Hanoi article's drawings, as ``DrawingReader`` reads them: each
     row a tower's slots from the top, right-aligned in hyphens, then ``|`` and the peg's name; three
@@ -199,10 +204,12 @@ class DrawingWording:
 
     lines = PEGS + 1
 
-    def __init__(self, plan: Plan, names: Sequence[str]) -> None:
+    def __init__(self, plan: Plan, names: Sequence[str], discs: Sequence[str] = ()) -> None:
+        """``names``: the pegs'; ``discs``: the discs', where the program names them."""
         self._plan = plan
-        self._slot = len(str(plan.n)) + 1
-        self._slots = [b""] + [str(disc).rjust(self._slot, "-").encode() for disc in range(1, plan.n + 1)]
+        labels = disc_labels(plan.n, discs)
+        self._slot = max(map(len, labels), default=1) + 1
+        self._slots = [b""] + [label.rjust(self._slot, "-").encode() for label in labels]
         self._names = [name.encode() for name in names]
         self._size = sum(plan.n * self._slot + 2 + len(name) for name in self._names) + 1
         self._templates: dict[Transfer, bytes] = {}

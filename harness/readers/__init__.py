@@ -41,7 +41,8 @@ class Output:
     ``drawings``: the cyclic Tower of Hanoi article's horizontal drawings of the towers, one drawing
     after each move, each row ending in ``|`` and the peg's name. ``ignore`` are lines to skip, and
     ``separator`` splits a line into the pieces the patterns read. ``stream`` is where the moves are
-    written: standard output, standard error, or both, read as one stream in the order written."""
+    written: standard output, standard error, or both, read as one stream in the order written.
+    ``discs`` are the program's names for discs 1, 2, 3…, where it does not number them."""
 
     format: OutputFormat
     pegs: tuple[str, ...]
@@ -49,6 +50,7 @@ class Output:
     ignore: tuple[regex.Pattern[str], ...] = ()
     separator: regex.Pattern[str] | None = None
     stream: Stream = "stdout"
+    discs: tuple[str, ...] = ()
 
 
 class Reader(Protocol):

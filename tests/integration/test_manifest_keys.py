@@ -66,3 +66,14 @@ def test_smoke_spells_n_otherwise_only_for_a_program_that_takes_it_in_decimal(tm
     done = harness_here("--root", str(root), "smoke", "--port", "n-forms")
     assert done.returncode == 0, done.stdout
     assert "n = '+3'" not in done.stdout
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_program_that_draws_its_discs_as_rings_is_read_by_the_disc_map_in_every_format(request, tmp_path, isolation):
+    """Rings °, o, O and ( ) for discs 1 to 4: the board after each move (states), each move (lines)
+    and the cyclic article's drawings all read, at every n the map names."""
+    usable(request, isolation)
+    cells = cells_of(tmp_path, "rings", isolation, "--n", "0-5", "--method", "recursive,iterative,cyclic")
+    for method in ("recursive", "iterative", "cyclic"):
+        assert [cells[(method, n)]["outcome"] for n in range(6)] == ["pass"] * 5 + ["skipped"], cells
+    assert cells[("cyclic", 4)]["moves"] == 43

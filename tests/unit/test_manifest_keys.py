@@ -6,6 +6,10 @@ from __future__ import annotations
 import pytest
 
 from harness.discover import load_port
+from harness.errors import Unreadable
+from harness.model import Move
+from harness.readers import READERS, Output
+from harness.readers.states import DiscNames, _tower
 
 BASE = """\
 methods = ["recursive"]
@@ -96,3 +100,52 @@ def test_a_form_of_n_the_harness_does_not_know_is_named_with_its_line(tmp_path, 
     problem = error_of(tmp_path, BASE.replace('command = ["prog", "{n}"]', f'command = [\n  "prog",\n  "{{n}}",\n  "-x{placeholder}",\n]'))
     assert problem.startswith(":5: 'command' uses {"), problem
     assert "which the harness does not fill in; it fills in {method}, {n}, {n:unary}, {n:unary:TEXT}, {n:discs}, {n:discs:SEP}" in problem
+
+
+RINGS = BASE.replace("(?P<disk>\\d+)", "(?P<disk>\\S+)") + 'discs = ["°", "o", "O"]\n'
+
+
+def test_discs_named_by_the_map_are_read_as_their_numbers_and_bound_max_n(tmp_path):
+    port = port_from(tmp_path, RINGS)
+    assert port.manifest_error is None, port.manifest_error
+    program = port.program("recursive")
+    assert (program.output.discs, program.max_n) == (("°", "o", "O"), 3)
+    reader = READERS["lines"].open(program.output, 3)
+    assert reader.read("O 0 2") == [Move(3, 0, 2)]
+    with pytest.raises(Unreadable, match="disc '3' is not one of the port's discs '°', 'o', 'O'"):
+        reader.read("3 0 2")
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [("O o °", (1, 2, 3)), ("°,o", (1, 2)), ("[( ), O]", (3, 4)), ("", ())],
+)
+def test_a_tower_of_named_discs_is_read_by_their_names_with_separators_between(text, shown):
+    output = Output("states", ("0", "1", "2"), discs=("°", "o", "O", "( )"))
+    assert _tower(text, DiscNames(output.discs))[0] == shown
+
+
+def test_a_tower_with_text_that_names_no_disc_is_unreadable():
+    with pytest.raises(Unreadable, match="' x ' in the tower 'O x °' is none of the port's discs"):
+        _tower("O x °", DiscNames(("°", "o", "O")))
+
+
+@pytest.mark.parametrize(
+    "discs, problem",
+    [
+        ("[]", ":6: 'output.discs' names the discs 1, 2, 3…: at least one name"),
+        ('["a", "a"]', ":6: 'output.discs' gives distinct names, for discs 1, 2, 3… and at most 64"),
+        ('["a", " b"]', ":6: 'output.discs' names ' b': a disc's name is printable, with no space around it"),
+        ('["a", "b"]\nmax_n = 3', ":3: 'max_n' is the largest number of discs the program takes, from min_n to 2, the discs 'output.discs' names"),
+    ],
+)
+def test_a_disc_map_that_cannot_be_read_is_named_with_its_line(tmp_path, discs, problem):
+    text = RINGS.replace('discs = ["°", "o", "O"]', f"discs = {discs}")
+    if "max_n" in discs:
+        text = text.replace("\nmax_n = 3", "").replace('command = ["prog", "{n}"]', 'command = ["prog", "{n}"]\nmax_n = 3')
+    assert error_of(tmp_path, text) == problem
+
+
+def test_a_drawings_disc_name_holds_no_hyphen(tmp_path):
+    text = BASE.replace("patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\n", 'format = "drawings"\n') + 'discs = ["-o-"]\n'
+    assert "in drawings a disc's name holds no '-' or '|'" in error_of(tmp_path, text)
