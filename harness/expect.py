@@ -188,8 +188,9 @@ discs and what lies under them (each peg's row has its own mark)."""
 
 
 def disc_labels(n: int, discs: Sequence[str]) -> list[str]:
-    """What a drawing writes for discs 1 to n: their numbers, or the program's names for them."""
-    return [discs[disc - 1] if discs else str(disc) for disc in range(1, n + 1)]
+    """What a drawing writes for discs 1 to n: their numbers, or the program's names for them (numbers
+    past the last name, which no cell of the port asks for: its max_n is the number of names)."""
+    return [discs[disc - 1] if disc <= len(discs) else str(disc) for disc in range(1, n + 1)]
 
 
 class DrawingWording:
