@@ -141,7 +141,7 @@ class _Reading:
         shown = on_line is not None or on_move is not None
         self.reading = READERS[program.output.format]
         self.wording: Wording | None = reader_module(self.reading).wording(program.output, self.plan) if fast and not shown else None
-        self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules)
+        self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules, program.output.pegs)
         self.separator, self.source = program.output.separator, program.output.stream
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None

@@ -77,3 +77,28 @@ def test_a_program_that_draws_its_discs_as_rings_is_read_by_the_disc_map_in_ever
     for method in ("recursive", "iterative", "cyclic"):
         assert [cells[(method, n)]["outcome"] for n in range(6)] == ["pass"] * 5 + ["skipped"], cells
     assert cells[("cyclic", 4)]["moves"] == 43
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_diagnosis_names_the_pegs_as_the_port_does(request, tmp_path, isolation):
+    """rings' binary method moves its discs to the middle peg: the diagnosis, in every form of the
+    report, names the pegs left, middle and right, each with its canonical number beside it."""
+    usable(request, isolation)
+    root = suite(tmp_path, "rings", real=())
+    markdown = tmp_path / "report.md"
+    done, report = compare_json(
+        tmp_path, "--n", "3", "--method", "binary", "--isolation", isolation, "--markdown", str(markdown), root=root, run=harness_here,
+    )
+    wrong = "after 7 moves the discs are not all on peg right (2): peg left (0): []; peg middle (1): [3, 2, 1]; peg right (2): []"
+    assert [cell["detail"] for cell in report["cells"]] == [wrong]
+    assert wrong in done.stdout
+    assert wrong in markdown.read_text()
+
+
+def test_show_draws_the_pegs_under_the_ports_own_names(tmp_path):
+    root = suite(tmp_path, "rings", real=())
+    done = harness_here("--root", str(root), "show", "rings", "recursive", "-n", "2")
+    assert done.returncode == 0, done.stderr
+    assert "peg left (0)   peg middle (1)  peg right (2)" in done.stdout
+    assert "move 1 of 3: disc 1 from peg left (0) to peg middle (1)" in done.stdout
+    assert "the start, 2 discs on peg left (0)" in done.stdout

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from harness.discover import load_port
-from harness.errors import Unreadable
-from harness.model import Move
+from harness.errors import Unreadable, Violation
+from harness.model import METHODS, Move
 from harness.readers import READERS, Output
 from harness.readers.states import DiscNames, _tower
+from harness.verify import Board
 
 BASE = """\
 methods = ["recursive"]
@@ -149,3 +150,24 @@ def test_a_disc_map_that_cannot_be_read_is_named_with_its_line(tmp_path, discs, 
 def test_a_drawings_disc_name_holds_no_hyphen(tmp_path):
     text = BASE.replace("patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\n", 'format = "drawings"\n') + 'discs = ["-o-"]\n'
     assert "in drawings a disc's name holds no '-' or '|'" in error_of(tmp_path, text)
+
+
+def test_the_board_names_each_peg_as_the_port_does_with_its_number_beside():
+    board = Board(2, METHODS["recursive"], ("left", "middle", "right"))
+    with pytest.raises(Violation, match=r"^move 1 \(disc 1 from peg middle \(1\) to peg right \(2\)\): peg middle \(1\) is empty$"):
+        board.play(Move(1, 1, 2))
+    board = Board(2, METHODS["recursive"], ("left", "middle", "right"))
+    with pytest.raises(Violation, match=r"the top of peg left \(0\) is disc 1, not disc 2$"):
+        board.play(Move(2, 0, 2))
+
+
+def test_the_cyclic_rule_says_which_way_the_ports_pegs_go():
+    board = Board(2, METHODS["cyclic"], ("A", "B", "C"))
+    with pytest.raises(Violation, match=r"a disc may only go from peg p to peg \(p \+ 1\) mod 3: A → B, B → C, C → A$"):
+        board.play(Move(1, 0, 2))
+
+
+def test_pegs_named_0_1_2_need_no_number_beside():
+    board = Board(1, METHODS["recursive"])
+    with pytest.raises(Violation, match=r"^move 1 \(disc 1 from peg 1 to peg 2\): peg 1 is empty$"):
+        board.play(Move(1, 1, 2))
