@@ -4,9 +4,11 @@ or written in other forms, and the port's own peg names in what the harness says
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from conftest import harness_here, suite
+from conftest import FAKE_PORTS, harness_here, suite
 from integration.conftest import compare_json, usable
 
 MODES = ["subprocess", "sandbox"]
@@ -102,3 +104,40 @@ def test_show_draws_the_pegs_under_the_ports_own_names(tmp_path):
     assert "peg left (0)   peg middle (1)  peg right (2)" in done.stdout
     assert "move 1 of 3: disc 1 from peg left (0) to peg middle (1)" in done.stdout
     assert "the start, 2 discs on peg left (0)" in done.stdout
+
+
+def builds_after_runs(tmp_path, isolation: str, runs: int, between=lambda folder: None) -> list[str]:
+    """The cache entries of seed-writer's builds after ``runs`` compares at n = 3, each cell passing,
+    ``between`` changing the port's folder after each run."""
+    root = tmp_path / "ports"
+    shutil.copytree(FAKE_PORTS / "seed-writer", root / "seed-writer")
+    cache = tmp_path / "cache"
+    for number in range(runs):
+        _, report = compare_json(
+            tmp_path, "--n", "3", "--isolation", isolation, root=root, run=harness_here, env={"HANOI_CACHE": str(cache)},
+        )
+        assert [cell["outcome"] for cell in report["cells"] if cell["method"] == "recursive"] == ["pass"], report["cells"]
+        if number < runs - 1:
+            between(root / "seed-writer")
+    return sorted(path.name for path in (cache / "builds" / "seed-writer").iterdir() if path.is_dir())
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_what_a_program_leaves_in_its_folder_does_not_change_its_build(request, tmp_path, isolation):
+    """The program writes a fresh .Random.seed into its folder on every run (where it may): its
+    build, which read hanoi.py alone, is made once and found again by each later run."""
+    usable(request, isolation)
+    assert len(builds_after_runs(tmp_path, isolation, 3)) == 1
+    assert (tmp_path / "ports" / "seed-writer" / ".Random.seed").exists() == (isolation == "subprocess")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda folder: (folder / "hanoi.py").write_text((folder / "hanoi.py").read_text() + "\n# changed\n"),
+        lambda folder: (folder / "helper.py").write_text("# a new source beside hanoi.py\n"),
+    ],
+    ids=["a-file-it-read-changes", "a-file-of-its-kind-is-added"],
+)
+def test_a_change_to_what_a_build_reads_makes_a_new_build(tmp_path, change):
+    assert len(builds_after_runs(tmp_path, "subprocess", 2, change)) == 2
