@@ -93,6 +93,7 @@ def test_a_diagnosis_names_the_pegs_as_the_port_does(request, tmp_path, isolatio
     )
     wrong = "after 7 moves the discs are not all on peg right (2): peg left (0): []; peg middle (1): [3, 2, 1]; peg right (2): []"
     assert [cell["detail"] for cell in report["cells"]] == [wrong]
+    assert [cell["pegs"] for cell in report["cells"]] == [["left", "middle", "right"]]
     assert wrong in done.stdout
     assert wrong in markdown.read_text()
 
