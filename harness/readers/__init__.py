@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
     from harness.model import Move
 
-OutputFormat = Literal["lines", "states", "drawings"]
+OutputFormat = str
+"""The name of an output format: a key of :data:`READERS`, to which the manifest's parser holds it.
+Not a ``Literal`` of the names, which would copy the registry for mypy and make a new format two lines."""
 Stream = Literal["stdout", "stderr", "both"]
 """Where a program's moves are: its standard output, its standard error, or both as one stream, in the
 order they were written."""
