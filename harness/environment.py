@@ -20,8 +20,11 @@ import pwd
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+from harness.model import QUOTE_CHARS, shorten
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TERM", "TZ")
 """Variables every port sees as the harness does, with every ``LC_*`` one."""
@@ -90,6 +93,7 @@ class Secrets:
     def __init__(self, environment: Mapping[str, str]) -> None:
         self._lock = threading.Lock()
         self._values: set[str] = set()
+        _RUNS.add(self)
         for name, value in environment.items():
             if secret_name(name) or secret_value(value):
                 self.add(value)
@@ -110,7 +114,30 @@ class Secrets:
         for value in values:
             if value in text:
                 text = text.replace(value, MASK)
-        return URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+        return _shapes_masked(text)
+
+
+def _shapes_masked(text: str) -> str:
+    return URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+
+
+_RUNS: weakref.WeakSet[Secrets] = weakref.WeakSet()
+"""The secrets of every run of this process, which a cut of a port's text masks first."""
+
+
+def masked(text: str) -> str:
+    """``text`` with the secrets of every run under way masked, as the run's report will mask them,
+    and every text shaped like a token: what cuts a port's line short masks it first, so that a cut
+    through a secret leaves nothing of it that masking the cut line could no longer tell."""
+    for secrets in list(_RUNS):
+        text = secrets.mask(text)
+    return _shapes_masked(text)
+
+
+def quote(text: str, limit: int = QUOTE_CHARS, whole: int | None = None) -> str:
+    """A port's ``text`` quoted for a message as :func:`~harness.model.shorten` quotes it, its secrets
+    masked before it is cut."""
+    return shorten(masked(text), limit, whole)
 
 
 def cache_root() -> Path:

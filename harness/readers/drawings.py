@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from harness.environment import quote
 from harness.errors import Unreadable, Violation
 from harness.expect import DrawingWording, Plan, Wording
-from harness.model import PEGS, Move, shorten
+from harness.model import PEGS, Move
 from harness.normalise import Clock, Towers
 from harness.readers import Output
 from harness.readers.states import one_move, show
@@ -64,7 +65,7 @@ class DrawingReader:
             self._rows.append(self._row(line, len(self._rows)))
             return []
         if line:
-            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
+            raise Unreadable(f"{quote(line)} should be the blank line after a drawing's {PEGS} rows")
         towers, self._rows = self._rows, []
         self._drawings += 1
         before, self._towers = self._towers, towers
@@ -87,12 +88,12 @@ class DrawingReader:
         """The discs a row draws, from the top."""
         body, bar, name = line.rpartition("|")
         if not bar or name != self._names[peg]:
-            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
+            raise Unreadable(f"{quote(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
         slot = len(str(self._n)) + 1
         slots = [body[start:start + slot] for start in range(0, len(body), slot)]
         if len(body) != self._width or any(not _SLOT.fullmatch(each) for each in slots):
             raise Unreadable(
-                f"{shorten(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
+                f"{quote(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
                 " or a disc's number right-aligned after them"
             )
         return tuple(int(number) for each in slots if (number := each.lstrip("-")))

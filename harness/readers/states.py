@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from harness.environment import quote
 from harness.errors import Unreadable, Violation
 from harness.expect import Plan, Wording
-from harness.model import PEGS, Move, shorten
+from harness.model import PEGS, Move
 from harness.normalise import Clock, Towers, disc_number, peg_number
 from harness.readers import Output
 
@@ -44,10 +45,10 @@ class StateReader:
             named, tower, top_first = self._read_tower(piece)
             if top_first is not None and self.top_first is not None and top_first != self.top_first:
                 order = "top" if self.top_first else "bottom"
-                raise Violation(f"the tower {shorten(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
+                raise Violation(f"the tower {quote(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
             peg = len(self._reading) if named is None else named
             if peg in self._reading:
-                raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
+                raise Unreadable(f"{quote(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
             self._reading[peg] = tower
             self.top_first = top_first if self.top_first is None else self.top_first
             if len(self._reading) == PEGS:
@@ -124,7 +125,7 @@ def _tower(text: str) -> tuple[tuple[int, ...], bool | None]:
         return discs, order
     if list(discs) == sorted(discs, reverse=True):
         return discs[::-1], order
-    raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
+    raise Violation(f"the tower {quote(text)} has a disc on a smaller one")
 
 
 def wording(output: Output, plan: Plan) -> Wording | None:

@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from harness.environment import masked
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
@@ -39,6 +40,9 @@ BLOCK_BYTES = 1 << 20
 STDERR_HEAD_LINES = 4
 STDERR_TAIL_LINES = 12
 STDERR_LINE_BYTES = 400
+STDERR_KEPT_BYTES = STDERR_LINE_BYTES + 4096
+"""What of a line is kept to be masked before it is cut to STDERR_LINE_BYTES: room for a secret
+that starts before the cut to be seen whole, and masked, instead of cut through."""
 EXIT_GRACE_SECONDS = 1.0
 """How long output may still drain after the port's own process has exited and its tree was killed."""
 POLL_SECONDS = 0.1
@@ -275,14 +279,16 @@ class StderrKeeper:
         """Keep what belongs of one more block of stderr."""
         *complete, rest = block.split(b"\n")
         for piece in complete:
-            self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
+            self._line(self._partial + piece[:STDERR_KEPT_BYTES], self._partial_bytes + len(piece))
             self._partial, self._partial_bytes = b"", 0
-        room = STDERR_LINE_BYTES - len(self._partial)
+        room = STDERR_KEPT_BYTES - len(self._partial)
         self._partial += rest[: max(room, 0)]
         self._partial_bytes += len(rest)
 
     def _line(self, kept: bytes, length: int) -> None:
-        line = kept[:STDERR_LINE_BYTES] + (f"… ({length - STDERR_LINE_BYTES:,} more bytes)".encode() if length > STDERR_LINE_BYTES else b"")
+        shown = masked(kept[:STDERR_KEPT_BYTES].decode("utf-8", "replace")).encode()  # masked first: a cut through a secret would hide it from the mask
+        more = len(shown) - STDERR_LINE_BYTES + max(length - STDERR_KEPT_BYTES, 0)
+        line = shown[:STDERR_LINE_BYTES] + (f"… ({more:,} more bytes)".encode() if more > 0 else b"")
         if len(self._head) < STDERR_HEAD_LINES:
             self._head.append(line)
             return
