@@ -233,8 +233,17 @@ def image_name(port: str) -> str:
     return f"{IMAGE_REPOSITORY}/{slug}-{digest}" if slug else f"{IMAGE_REPOSITORY}/{digest}"
 
 
+KNOWN_PACKAGES = (
+    'for package in {packages}; do apt-cache --all-names pkgnames "$package" | grep -qxF -e "$package"'
+    ' || {{ echo "apt\'s lists hold no package named $package, which apt-get would read as a pattern or an action" >&2; exit 100; }}; done'
+)
+"""The shell words that fail, naming it, where apt's lists hold no package of exactly one of the
+names: apt-get reads a name it does not know that holds a ``.`` as a pattern (``zlib1g.de``) and
+one that ends in ``+`` as an action, so it is given only names it knows as they are, as
+``harness doctor --install`` gives it."""
 PACKAGES_STEP = (
     "RUN mkdir -p /usr/share/man/man1 \\\n && apt-get update \\\n"
+    f" && {KNOWN_PACKAGES} \\\n"
     " && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- {packages} \\\n"
     " && rm -rf /var/lib/apt/lists/*"
 )
