@@ -149,7 +149,13 @@ def cache_root() -> Path:
 
 READ_PLACES = tuple(PurePosixPath(top) for top in ("/usr", "/etc", "/var/lib", "/opt"))
 """Where a language's tools keep their data: a manifest's ``reads`` names something below one of
-these (``/usr/...``, ``/etc/NAME``, ``/var/lib/NAME``, ``/opt/NAME``), and nothing else."""
+these (``/usr/...``, ``/etc/NAME`` of ETC_READS, ``/var/lib/NAME``, ``/opt/NAME``), and nothing else."""
+ETC_READS = re.compile(r"java-[0-9]+-openjdk|mono|php|gnucobol")
+"""What of ``/etc`` a manifest may name, the folder of one language's tools' settings: OpenJDK's,
+Mono's, PHP's, GnuCOBOL's, what the ports' tools read. ``/etc`` holds other tools' settings and
+credentials beside them (``gitconfig``, ``npmrc``, ``pip.conf``, ``apt/auth.conf.d``, a backup
+of ``shadow``), which no pattern of names tells from a language's, so a folder is added here when
+a port's tool needs it, never taken by its shape."""
 READ_PATH = re.compile(r"(?:/[A-Za-z0-9_+][A-Za-z0-9_.+-]{0,99}){2,16}")
 """A path a manifest may ask to read: absolute, two folders deep at least, plain names (no ``..``,
 no hidden name, no option, no space), as bubblewrap takes it as one argument."""
@@ -216,6 +222,8 @@ def refused_read(path: str, ports: Iterable[Path] = ()) -> str | None:
             return f"{path} is in {place}, {what}: no port may read it"
         if place.is_relative_to(asked):
             return f"{path} holds {place}, {what}: no port may read it"
+    if asked.is_relative_to("/etc") and not ETC_READS.fullmatch(asked.parts[2]):
+        return f"{path} is not the settings of a language's tools in /etc that a port may read: /etc/{ETC_READS.pattern.replace('|', ', /etc/')}"
     return None
 
 
