@@ -18,10 +18,12 @@ from harness.model import visible
 @click.pass_obj
 def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
-    reads them, without running, building or asking anything (for a commit hook or an editor).
+    reads them, and a port's Containerfile as its image's build reads it, without running, building
+    or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
     Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
     from harness.discover import MANIFEST, load_port
+    from harness.recipe import recipe_problem
 
     given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
@@ -32,7 +34,8 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
+    said = ((load_port(manifest).manifest_error or recipe_problem(manifest.parent)) for manifest in manifests)
+    broken = [problem for problem in said if problem]
     for problem in broken:
         click.echo(visible(problem))
     count = len(manifests)
