@@ -272,6 +272,16 @@ class PortContainer:
             killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
             self.engine.call(what, api.exec_start, killer["Id"])
 
+    def gone(self) -> bool:
+        """Whether the container no longer runs: the harness never stops it while a cell uses it, so
+        it was stopped or removed from outside, or its engine stopped; :class:`ContainerError` if the
+        engine does not answer."""
+        try:
+            self.engine.call(f"asking after a container of {self.name}", self.container.reload)
+        except docker.errors.DockerException:
+            return True
+        return bool(self.container.status != "running")
+
     def remove(self) -> None:
         """Remove the container and whatever runs in it; one gone already is fine."""
         with contextlib.suppress(docker.errors.DockerException, ContainerError):  # gone already; or, the engine silent, left to the sweep
@@ -394,6 +404,11 @@ class ContainerCell(Runner):
                 self._expire()
                 self._reader.join(self.container.engine.timeout)
             self.returncode = self._exit_code()
+            if not self.stopped and self.container.gone():
+                raise ContainerError(
+                    f"the container of {self.container.name} went away while its program ran (stopped or removed outside the harness,"
+                    " or its engine stopped): how the program ended says nothing of the port"
+                )
             self.container.kill_cell()
             group = self.container.group
             limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
