@@ -33,6 +33,12 @@ MISSES = 64
 """Single moves whose bytes may differ from those expected, yet read as the expected move, before
 a port is read line by line for the rest of its cell."""
 DEFAULTS = Settings()
+UNSHARED_CPU = (
+    "; the CPU was not shared by cell here (no control group with the CPU controller: the kernel shares it by process"
+    " and session), so other processes may have taken this cell's time: --jobs 1, or run as root (docs/isolation.md)"
+)
+"""What a time-out says where no control group weighed the cell as one: it may be its neighbours'
+doing, not the port's."""
 
 LineSink = Callable[[str], None]
 """Sees each line a port prints, as text."""
@@ -306,6 +312,7 @@ class _Reading:
             cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
         elif finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
+            cell.detail += "" if finish.cpu_shared else UNSHARED_CPU
             cell.reason = Reason.TIMEOUT
         elif self.finding and self.finding[0] is Outcome.ERROR:
             (cell.outcome, cell.detail), cell.reason = self.finding, Reason.UNREADABLE

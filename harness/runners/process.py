@@ -27,6 +27,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -483,11 +484,13 @@ class PortProcess(Runner):
         limit = self._fence.breach()
         cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
         usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())
+        shares_cpu = self._fence.shares_cpu()
         self._fence.close()
         with self._processes.lock:
             self._processes.running.discard(self)
         assert self._process.returncode is not None
-        return ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
+        finish = ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
+        return replace(finish, cpu_shared=shares_cpu)
 
     def _reaped(self, block: bool = False) -> bool:
         """Whether the port's own process has exited. It is reaped here rather than by Popen, with
