@@ -170,7 +170,7 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     ),
     "isolation": click.option(
         "--isolation", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
-        help="Run each program as a plain subprocess, in a bubblewrap sandbox (no network, read-only), or in its port's container.",
+        help="The walls each program runs within: each mode is described in Isolation, in the documentation.",
     ),
     "memory": click.option(
         "--memory", type=Size(), default="2G", show_default=True, help="Resident memory a cell's whole process tree may use: 512M, 2G.",

@@ -30,8 +30,6 @@ from harness.runners.base import Runner
 from harness.runners.process import Processes
 from harness.settings import DEFAULT_TIMEOUT, Backend
 
-VERSION_SECONDS = 10.0
-"""The longest a version command may take."""
 VERSION_BYTES = 4096
 """The most of a version command's output that is read: its first line is the version."""
 
@@ -64,6 +62,8 @@ class Walls(ABC):
     """A mode: how it walls a program in, and what that costs the caller to know."""
 
     mode: ClassVar[Mode]
+    """The mode's name, its module's; a class that sets it annotates it as ``ClassVar[Mode]`` again, or
+    mypy takes it for that one name, and a mode made from that class could not set its own."""
     host_interpreters: ClassVar[bool] = True
     """Whether programs use this machine's interpreters (so a missing one skips the cell here), as a
     PostgreSQL server of this machine's must (``SERVERS``: ``on_this_machine``)."""
@@ -118,7 +118,7 @@ class Walls(ABC):
         shown = " ".join(argv)
         names = tuple(dict.fromkeys(name for program in port.programs.values() for name in program.env))
         try:
-            runner = self.start(Job(port, argv, port.folder, min(seconds, VERSION_SECONDS), names=names))
+            runner = self.start(Job(port, argv, port.folder, seconds, names=names))
         except CellError as error:
             return None, f"{shown}: {error}"
         try:
@@ -128,7 +128,7 @@ class Walls(ABC):
         said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")
         said = said or next((line.strip() for line in finish.evidence.removeprefix("stderr:\n").splitlines() if line.strip()), "")
         if finish.timed_out:
-            return None, f"{shown} did not answer within {min(seconds, VERSION_SECONDS):g} s"
+            return None, f"{shown} did not answer within {seconds:.0f} s"
         if finish.failure and not finish.stopped:
             return None, f"{shown} {finish.failure}" + (f": {said[:200]}" if said else "")
         return (said[:200], "") if said else (None, f"{shown} printed nothing")

@@ -26,7 +26,7 @@ from harness.port import Port
 from harness.runners import MODES
 from harness.runners.modes.container import RUN_LABEL
 from harness.runners.modes.sandbox import sandbox_problem
-from harness.runners.walls import open_walls
+from harness.runners.walls import open_walls, walls_class
 from harness.settings import Settings
 
 PORTS = project_ports()
@@ -108,7 +108,7 @@ def mode(request):
 def usable(request, mode: str) -> str:
     """``mode``, once it can run here: one that cannot is skipped, saying why (its walls' refusal);
     containers ask for the Docker engine."""
-    if mode == "container":
+    if walls_class(mode).uses_engine:
         request.getfixturevalue("docker_engine")
     refusal = open_walls(mode, Limits()).refusal()
     if refusal:
