@@ -257,8 +257,9 @@ class StderrKeeper:
     come, by :meth:`feed` or by a thread reading a stream (:meth:`reading`)."""
 
     def __init__(self) -> None:
-        self._head: list[bytes] = []
-        self._tail: list[bytes] = []
+        self._head: list[tuple[bytes, int]] = []
+        self._tail: list[tuple[bytes, int]] = []
+        """Each line kept: its start, up to STDERR_KEPT_BYTES, and how long it was."""
         self._partial = b""
         self._partial_bytes = 0
         self._dropped = 0
@@ -287,9 +288,7 @@ class StderrKeeper:
         self._partial_bytes += len(rest)
 
     def _line(self, kept: bytes, length: int) -> None:
-        shown = masked(kept[:STDERR_KEPT_BYTES].decode("utf-8", "replace")).encode()  # masked first: a cut through a secret would hide it from the mask
-        more = len(shown) - STDERR_LINE_BYTES + max(length - STDERR_KEPT_BYTES, 0)
-        line = shown[:STDERR_LINE_BYTES] + (f"… ({more:,} more bytes)".encode() if more > 0 else b"")
+        line = (kept[:STDERR_KEPT_BYTES], length)
         if len(self._head) < STDERR_HEAD_LINES:
             self._head.append(line)
             return
@@ -311,8 +310,17 @@ class StderrKeeper:
         return self._kept()
 
     def _kept(self) -> str:
-        lines = [*self._head, *([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []), *self._tail]
-        return b"\n".join(lines).decode("utf-8", "replace").rstrip()
+        gap = [f"… ({self._dropped:,} lines left out) …"] if self._dropped else []
+        return "\n".join([*map(_shown, self._head), *gap, *map(_shown, self._tail)]).rstrip()
+
+
+def _shown(line: tuple[bytes, int]) -> str:
+    """A kept line of stderr as a report quotes it: masked first, as a cut through a secret would
+    hide it from the mask, then cut to STDERR_LINE_BYTES."""
+    kept, length = line
+    shown = masked(kept.decode("utf-8", "replace")).encode()
+    more = len(shown) - STDERR_LINE_BYTES + max(length - STDERR_KEPT_BYTES, 0)
+    return (shown[:STDERR_LINE_BYTES].decode("utf-8", "replace") + (f"… ({more:,} more bytes)" if more > 0 else ""))
 
 
 def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None, usage: Usage) -> Finish:
