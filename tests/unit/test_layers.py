@@ -24,7 +24,7 @@ LAYERS = [
     ("run: the gate", {"gate"}),
     ("normalise, verify, compare", {"normalise", "verify", "expect", "compare"}),
     ("reading output: the readers", {"readers.*"}),
-    ("one cell through the steps", {"evaluate"}),
+    ("one cell through the steps: its output read, then the cell run", {"reading", "evaluate"}),
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.figures", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.*"}),
@@ -34,7 +34,7 @@ LAYERS = [
     ("the command line: the group, which makes the session and maps how a command ends", {"cli.group"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",
-        "cli.new_language", "cli.gallery", "cli.smoke",
+        "cli.new_language", "cli.gallery", "cli.smoke", "cli.completion", "cli.schema",
     }),
     ("the command line: the program", {"cli", "__main__"}),
 ]
