@@ -29,6 +29,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.environment import cache_root
@@ -59,6 +60,24 @@ StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a build is made, as its mode says."""
+
+    toolchain: str = ""
+    """Where its compilers are, if not on this machine (a container's image): a build with other
+    compilers is another build."""
+    inside: Path | None = None
+    """Where its commands see the cache entry, if not where it is (mounted in a container)."""
+    mode: str = ""
+    """The isolation it is built in: a build made where more of the machine shows is never taken for
+    one made in the sandbox, whose cells must show that they build there too."""
+
+
+HERE = Site()
+"""A build on this machine, with its own compilers."""
+
+
 class Builds:
     """The builds of one run. Cells that share a build wait for one another rather than build twice,
     and share its failure (a build that failed is not tried again in the same run); another harness
@@ -70,21 +89,16 @@ class Builds:
         self._guard = threading.Lock()
         self._failures: dict[Path, str] = {}
 
-    def build(  # noqa: PLR0913
-        self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "",
-        inside: Path | None = None, mode: str = "",
+    def build(
+        self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, site: Site = HERE,
     ) -> Built | None:
-        """The built program for this cell (building it if it is not cached), or None if the program
-        needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
-        container's image): a build with other compilers is another build; ``inside``, where its
-        commands see the cache entry, if not where it is (mounted in a container); ``mode``, the
-        isolation it is built in: a build made where more of the machine shows is never taken for
-        one made in the sandbox, whose cells must show that they build there too."""
+        """The built program for this cell (building it if it is not cached) where ``site`` says, or
+        None if the program needs no build."""
         if not program.build:
             return None
         deadline = time.monotonic() + timeout
         try:
-            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, mode, deadline)
+            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, site, deadline)
         except TimeoutError:
             raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
         built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
@@ -95,7 +109,7 @@ class Builds:
                 raise BuildFailed(self._failures[entry])
             if not _finished(entry):
                 try:
-                    steps = commands(program, method, n, built.at(inside) if inside else built)
+                    steps = commands(program, method, n, built.at(site.inside) if site.inside else built)
                     _build(port.folder, entry, built, steps, start, timeout, deadline)
                 except BuildFailed as error:
                     self._failures[entry] = str(error)
@@ -108,11 +122,12 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
     return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
-def _key(port: Port, program: Program, method: str, n: int, toolchain: str, mode: str, deadline: float) -> str:  # noqa: PLR0913
-    """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
-    the isolation it is built in, and the port's every file; any name as the bytes it is (repr()
-    writes out what UTF-8 cannot hold)."""
-    digest = hashlib.sha256(os.fsencode(toolchain) + b"\0" + mode.encode())
+def _key(port: Port, program: Program, method: str, n: int, site: Site, deadline: float) -> str:
+    """What the build is made of: its commands, the compilers they name (here, or in the site's
+    toolchain), the isolation it is built in, and the port's every file; any name as the bytes it is
+    (repr() writes out what UTF-8 cannot hold)."""
+    toolchain = site.toolchain
+    digest = hashlib.sha256(os.fsencode(toolchain) + b"\0" + site.mode.encode())
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
         digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.build import Builds
+from harness.build import Builds, Site
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.extras import lacking
@@ -137,7 +137,7 @@ class Gate:
         def start(argv: list[str], folder: Path, left: float) -> Runner:
             return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
 
-        return self.builds.build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place(), mode=self.walls.mode)
+        return self.builds.build(port, program, method, n, seconds, start, Site(self.walls.toolchain(port), self.walls.build_place(), self.walls.mode))
 
     def _seen(self, built: Built | None) -> Built | None:
         place = self.walls.build_place()

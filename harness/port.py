@@ -20,7 +20,7 @@ from harness.regions import Code
 MOST_DISCS = 64
 """The most discs a cell has: the largest n the harness asks for, and a program's ``max_n`` unless its manifest says less."""
 CONTAINERFILE = "Containerfile"
-"""A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
+"""A port's own recipe for its image (runners/images.py), where the shared base with its packages is not enough."""
 _DIGEST_LOCK = threading.Lock()
 MAX_PORT_ENTRIES = 10_000
 """The most files and folders a port's folder may hold: far more than any program's sources, far fewer

@@ -1,6 +1,6 @@
 """What of a port's own Containerfile the harness lets the engine build, read as the engine reads
 it: the engine builds it with no network, but carries out some instructions itself, past the
-build's walls. Plain text, for ``harness check`` as much as for the image's build (images.py)."""
+build's walls. Plain text, for ``harness check`` as much as for the image's build (runners/images.py)."""
 
 from __future__ import annotations
 

@@ -150,12 +150,15 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
 
 
 def read_report(path: Path) -> Report:
-    """The report in the file ``path``, read in bounded memory and time: refused, by a
-    :class:`ReportError` that names it and says why, if it is larger than MAX_REPORT_BYTES (before
-    it is read), not JSON, nested past MAX_NESTING, or not a report as report.schema.json describes
-    it; its details and diffs cut to DETAIL_CHARS and DIFF_LINES."""
-    with path.open("rb") as source:
-        text = source.read(MAX_REPORT_BYTES + 1) if os.fstat(source.fileno()).st_size <= MAX_REPORT_BYTES else None
+    """The report in the file ``path`` (given to merge or gallery), read in bounded memory and time:
+    refused, by a :class:`ReportError` that names it and says why, if it cannot be read, is larger
+    than MAX_REPORT_BYTES (before it is read), not JSON, nested past MAX_NESTING, or not a report as
+    report.schema.json describes it; its details and diffs cut to DETAIL_CHARS and DIFF_LINES."""
+    try:
+        with path.open("rb") as source:
+            text = source.read(MAX_REPORT_BYTES + 1) if os.fstat(source.fileno()).st_size <= MAX_REPORT_BYTES else None
+    except OSError as error:
+        raise ReportError(f"cannot read {path}: {error.strerror or error}") from None
     if text is None or len(text) > MAX_REPORT_BYTES:  # a file that says it is larger, or a device that gives more
         raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, the most a report may be; it was not read")
     try:

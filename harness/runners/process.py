@@ -27,7 +27,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -392,27 +392,42 @@ class Streams:
             os.close(end)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How a port's program starts, beyond its command line, folder and time: what it is fed
+    (``stdin``), its ``limits``, and what its mode gives it."""
+
+    stdin: bytes | None = None
+    limits: Limits = DEFAULT_LIMITS
+    env: Mapping[str, str] | None = None
+    """The program's environment, where it is held (the sandbox); None: the harness's own."""
+    own_pids: bool = False
+    """In a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`)."""
+    pass_fds: Sequence[int] = ()
+    """Descriptors the program inherits (what bubblewrap reads a file's text from)."""
+    owner: int | None = None
+    """The user the program becomes, where root starts it as another (:class:`Streams`)."""
+
+
+PLAIN = Launch()
+"""A program fed nothing, within the default limits, in the harness's environment."""
+
+
 class PortProcess(Runner):
     """One running port, tracked as its whole process tree."""
 
-    def __init__(  # noqa: PLR0913
-        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
-        env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False, pass_fds: Sequence[int] = (),
-        owner: int | None = None,
-    ) -> None:
-        """``env``: the program's environment, where it is held (the sandbox); by default the harness's
-        own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
-        a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`).
-        ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from).
-        ``owner``: the user the program becomes, where root starts it as another (:class:`Streams`)."""
+    def __init__(self, argv: list[str], folder: Path, timeout: float, launch: Launch = PLAIN, processes: Processes | None = None) -> None:
+        """``argv`` started in ``folder`` as ``launch`` says, for ``timeout`` seconds; ``processes``:
+        the run's, which it joins (a process of its own otherwise)."""
+        stdin, env = launch.stdin, launch.env
         self.marker = f"{HARNESS}:{uuid.uuid4().hex}"
         """What every process of the port carries in its environment (as CELL_MARKER), however it forked."""
         self._processes = processes or Processes()
         with self._processes.lock:
             if self._processes.closed.is_set():
                 raise Interrupted("the run is closing: no port starts now")
-            self._fence = Fence(limits, own_pids)
-            streams = Streams(stdin is not None, owner)
+            self._fence = Fence(launch.limits, launch.own_pids)
+            streams = Streams(stdin is not None, launch.owner)
             try:
                 self._process = subprocess.Popen(
                     self._fence.wrap(argv),
@@ -421,7 +436,7 @@ class PortProcess(Runner):
                     stdout=streams.stdout,
                     stderr=streams.stderr,
                     start_new_session=True,
-                    pass_fds=pass_fds,
+                    pass_fds=launch.pass_fds,
                     env={**(os.environ if env is None else env), CELL_MARKER: self.marker},
                 )
             except BaseException as error:

@@ -1,5 +1,5 @@
 """``--isolation container``: each cell, each command of a build and each version command runs in
-a fresh container of its port's image (images.py), started for it and removed after it, so nothing
+a fresh container of its port's image (runners/images.py), started for it and removed after it, so nothing
 one cell leaves (files in /tmp, shared memory, a process) reaches the next; with no network, a
 read-only root, the port's folder read-only at /port, the run's limits and an allowlisted
 environment, as the user nobody. And the sweep of containers a killed run left behind.
@@ -22,12 +22,12 @@ import docker.errors
 
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
-from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.port import Port
 from harness.runners import Mode
 from harness.runners.base import Runner
+from harness.runners.images import PORT_LABEL, Engine, engine, port_image
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
 from harness.settings import DEFAULT_TIMEOUT, Backend
