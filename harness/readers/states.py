@@ -30,6 +30,7 @@ class StateReader:
     def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
         self._output, self._clock = output, Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._discs = DiscNames(output.discs) if output.discs else None
         self._reading: dict[int, tuple[int, ...]] = {}
         self._known: dict[str, tuple[int | None, tuple[int, ...], bool | None]] = {}
         self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
@@ -64,7 +65,7 @@ class StateReader:
             return known
         match = self._clock.match(self._output.patterns, piece)
         peg = peg_number(self._pegs, match["peg"]) if "peg" in match.re.groupindex else None
-        read = (peg, *_tower(match["discs"]))
+        read = (peg, *_tower(match["discs"], self._discs))
         if len(self._known) < KEPT_TOWERS:
             self._known[piece] = read
         return read
@@ -115,10 +116,36 @@ def show(output: Output, towers: Towers, top_first: bool = True) -> str:
     return "; ".join(f"{name}: {list(tower if top_first else tower[::-1])}" for name, tower in zip(output.pegs, towers))
 
 
-def _tower(text: str) -> tuple[tuple[int, ...], bool | None]:
-    """A tower's discs, top first, from their numbers listed top first or bottom first, and which of
-    the two it was (None for a tower of fewer than two discs, which does not tell)."""
-    discs = tuple(disc_number(number) for number in re.split(r"[^0-9A-Za-z\u0080-\U0010ffff]+", text) if number)
+SEPARATORS = r"[^0-9A-Za-z\u0080-\U0010ffff]+"
+"""What may lie between the discs of a tower: spaces and ASCII punctuation, nothing a disc's number or name is made of."""
+
+
+class DiscNames:
+    """The manifest's names for discs 1, 2, 3…, found in a tower's text longest first, with only
+    separators between them."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._numbers = {name: disc for disc, name in enumerate(names, 1)}
+        self._pattern = re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
+
+    def read(self, text: str) -> list[int]:
+        """The discs the text names, in its order; a text between them that is not a separator is unreadable."""
+        discs, at = [], 0
+        for match in [*self._pattern.finditer(text), None]:
+            gap = text[at:match.start() if match else len(text)]
+            if gap and not re.fullmatch(SEPARATORS, gap):
+                raise Unreadable(f"{quote(gap, 40)} in the tower {quote(text)} is none of the port's discs {', '.join(map(repr, self._numbers))}")
+            if match:
+                discs.append(self._numbers[match[0]])
+                at = match.end()
+        return discs
+
+
+def _tower(text: str, names: DiscNames | None = None) -> tuple[tuple[int, ...], bool | None]:
+    """A tower's discs, top first, from their numbers (or ``names``) listed top first or bottom
+    first, and which of the two it was (None for a tower of fewer than two discs, which does not tell)."""
+    listed = names.read(text) if names else [disc_number(number) for number in re.split(SEPARATORS, text) if number]
+    discs = tuple(listed)
     order = None if len(discs) < 2 else discs[0] < discs[1]
     if list(discs) == sorted(discs):
         return discs, order
@@ -415,9 +442,9 @@ def _same(learnt: _Part | None, seen: _Part) -> _Part:
 
 def wording(output: Output, plan: Plan) -> Wording | None:
     """The boards' bytes, where each tower is a line of one pattern that reads fixed characters
-    around its discs (:class:`BoardWording`), and nothing is ignored or split; else None, and
-    every line is read."""
-    if output.separator is not None or output.ignore or len(output.patterns) != 1:
+    around its discs (:class:`BoardWording`), nothing is ignored or split, and the discs are
+    numbers; else None (discs with names, ``output.discs``, too), and every line is read."""
+    if output.separator is not None or output.ignore or len(output.patterns) != 1 or output.discs:
         return None
     fixed = fixed_around(output.patterns[0].pattern, "discs")
     return None if fixed is None else BoardWording(plan, output, fixed)

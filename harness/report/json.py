@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ReportError, first_line
-from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
+from harness.model import METHODS, PEGS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
 from harness.port import Source
 from harness.report import Listing, PortInfo, Report
 from harness.settings import RunPlan
@@ -146,6 +146,7 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
         "diff": list(cell.diff),
         "parting": None if cell.parting is None else {"at": cell.parting.at, "printed": [list(move) for move in cell.parting.printed]},
         "rerun": None if cell.rerun is None else {"command": cell.rerun.command, "program": cell.rerun.program, "build": list(cell.rerun.build)},
+        "pegs": None if cell.pegs is None else list(cell.pegs),
     }
 
 
@@ -249,8 +250,17 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=_cut(entry["detail"]), diff=diff,
         reason=Reason(entry["reason"]) if entry["reason"] else None, parting=_parting_from_json(entry["parting"]),
-        rerun=_rerun_from_json(entry.get("rerun")),
+        rerun=_rerun_from_json(entry.get("rerun")), pegs=_pegs_from_json(entry.get("pegs")),
     )
+
+
+def _pegs_from_json(entry: object) -> tuple[str, ...] | None:
+    """A cell's peg names: three strings, or None (absent from reports written before cells carried them)."""
+    if entry is None:
+        return None
+    if not isinstance(entry, list) or len(entry) != PEGS or not all(isinstance(name, str) for name in entry):
+        raise ValueError("a cell's pegs are three names")
+    return tuple(_cut(name) for name in entry)
 
 
 def _rerun_from_json(entry: dict[str, Any] | None) -> Rerun | None:

@@ -35,6 +35,7 @@ import urllib3.response
 
 from harness.errors import ContainerError, ImageBuildFailed, first_line
 from harness.model import utf8_safe
+from harness.patience import Patience
 from harness.port import CONTAINERFILE, Requirement, tree_digest
 from harness.recipe import recipe_fault
 from harness.runners.base import WAITS
@@ -63,9 +64,10 @@ Arguments = ParamSpec("Arguments")
 
 def engine(timeout: float = ENGINE_TIMEOUT) -> docker.DockerClient:
     """A client of the Docker engine the environment names, each call of which waits at most
-    ``timeout`` seconds for an answer; :class:`ContainerError` if none answers."""
+    ``timeout`` seconds for an answer (stretched while the machine is busy); :class:`ContainerError`
+    if none answers."""
     try:
-        client = docker.from_env(timeout=timeout)
+        client = docker.from_env(timeout=Patience(timeout).limit())
         client.ping()
     except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
         raise ContainerError(f"no Docker engine answers ({first_line(error)})") from None
@@ -83,10 +85,13 @@ class Engine:
         self._silence: str | None = None
 
     def call(self, what: str, function: Callable[Arguments, Result], *args: Arguments.args, **kwargs: Arguments.kwargs) -> Result:
-        """``function(*args, **kwargs)``, a call into the engine for ``what`` (``removing a container``);
+        """``function(*args, **kwargs)``, a call into the engine for ``what`` (``removing a container``),
+        within the engine's time, stretched while the machine is busy (the engine is slow then, not gone);
         the engine's own refusals (DockerException) pass through as they are, while an engine that does
         not answer is a :class:`ContainerError` naming it and what was asked."""
         self.check()
+        patience = Patience(self.timeout)
+        self.client.api.timeout = patience.limit()
         try:
             with WAITS.on(f"the Docker engine ({what})"):
                 return function(*args, **kwargs)
@@ -94,7 +99,7 @@ class Engine:
             raise
         except (requests.exceptions.RequestException, OSError) as error:
             timed_out = isinstance(error, requests.exceptions.Timeout)
-            why = f"within {self.timeout:g} s" if timed_out else f"({first_line(error)})"
+            why = f"within {patience.bound()}" if timed_out else f"({first_line(error)})"
             self._silence = f"the Docker engine did not answer {why}, {what}"
             raise ContainerError(self._silence) from None
 

@@ -84,7 +84,7 @@ class SandboxWalls(Walls):
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
-            launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user))
+            launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
             return PortProcess(argv, job.folder, job.seconds, launch, self.processes)
 
 

@@ -24,7 +24,7 @@ class SubprocessWalls(Walls):
         """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
-        launch = Launch(job.stdin, self.limits, environment, own_pids=True, owner=becomes(job.user))
+        launch = Launch(job.stdin, self.limits, environment, own_pids=True, owner=becomes(job.user), stream=job.stream)
         return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, launch, self.processes)
 
 
