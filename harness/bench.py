@@ -98,6 +98,9 @@ class BenchCell:
     startup: float | None = None
     """What ``harness compare`` adds to a run of this port and method whatever n, in seconds: at the
     smallest n the port takes, the whole process less the port alone."""
+    load: float | None = None
+    """The machine's load average over the last minute when the cell's runs ended: how busy it was
+    while they ran, which the figures say beside them."""
 
     @property
     def moves(self) -> int:
@@ -248,6 +251,7 @@ class _Timer:
                 run.moves = judged.moves  # where the sink could not count the moves, the harness's reading did
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
+            cell.load = os.getloadavg()[0]
         except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
             detail = self.gate.secrets.mask(str(error))  # a port's stderr, as a cell's detail quotes it
             cell.status, cell.detail, cell.runs, cell.to_devnull, cell.harness_seconds = BenchStatus.ERROR, detail, [], [], None
@@ -544,7 +548,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
                 "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
                 "reading_ratio": cell.reading_ratio, "largest_n": cell in top,
                 "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
-                "startup_seconds": cell.startup,
+                "startup_seconds": cell.startup, "load_average": cell.load,
             }
             for cell in cells
         ],
