@@ -55,9 +55,9 @@ from harness.report.figures import (
     catalogue,
     figure,
     not_timed,
+    provenance,
     summary_row,
     versions_line,
-    where,
 )
 from harness.report.summary import one_line
 from harness.report.terminal import literal
@@ -350,10 +350,11 @@ def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str
     a method; why each port and method not timed was not, on a line of its own, so that no column
     is widened by it; and where the figures come from. Twenty-five ports read as well as five. Off a
     terminal (a file, a pipe, a CI log), where rich would wrap everything at 80 columns, nothing is
-    wrapped: each table is as wide as it needs, each line one line."""
+    wrapped: each table is as wide as it needs, each line one line. Merged figures have no cells
+    of this run: their summary alone."""
     piped = not console.is_terminal
     entries = catalogue(figures)
-    tables = (_cells_table(cells, figures["repeat"]), _catalogue_table(entries))
+    tables = ((_cells_table(cells, figures["repeat"]),) if cells else ()) + (_catalogue_table(entries),)
     if piped:
         console.width = max(console.width, *(console.measure(table, options=console.options.update_width(1 << 16)).maximum for table in tables))
     for table in tables:
@@ -361,7 +362,10 @@ def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str
     for port, methods, status, reason in not_timed(entries):
         style = "yellow" if status is BenchStatus.NOT_TIMED else "magenta"
         console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False, soft_wrap=piped)
-    console.print(f"[dim]{literal(where(figures))}[/]", highlight=False, soft_wrap=piped)
+    if figures.get("missing"):
+        console.print(f"[magenta]No figures for: {literal(', '.join(figures['missing']))}[/]", highlight=False, soft_wrap=piped)
+    for sentence in provenance(figures):
+        console.print(f"[dim]{literal(sentence)}[/]", highlight=False, soft_wrap=piped)
     for port, found in figures["versions"].items():
         console.print(f"[dim]{literal(port)}: {literal(versions_line(found))}[/]", highlight=False, soft_wrap=piped)
 
@@ -424,7 +428,8 @@ def bench_svg(figures: dict[str, Any]) -> str:
     def at(seconds: float) -> float:
         return left + PLOT_WIDTH * (max(math.log10(seconds), low) - low) / (high - low)
 
-    top = y = 112
+    said = provenance(figures)
+    top = y = 84 + 16 * len(said)
     rows: list[str] = []
     for title, group in by_method(entries):
         rows.append(f'<text x="{left}" y="{y + 14}" font-weight="bold">{_xml(title)}</text>')
@@ -440,18 +445,14 @@ def bench_svg(figures: dict[str, Any]) -> str:
         for e in range(low, high + 1)
     ]
     height = y + 44
-    machine = figures["machine"]
-    run = f"Median of {figures['repeat']} runs after a warm-up, --isolation {machine.get('isolation', 'subprocess')}, commit {machine['commit']}"
-    where = f"{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}"
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         'font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">',
         f'<title id="title">{PLOT_TITLE}</title>',
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
         f'<text x="16" y="26" font-size="16" font-weight="bold">{PLOT_TITLE}</text>',
-        f'<text x="16" y="46" fill="#444444">{_xml(run)}</text>',
-        f'<text x="16" y="62" fill="#444444">{_xml(where)}</text>',
-        _legend(16, 84),
+        *(f'<text x="16" y="{46 + 16 * index}" fill="#444444">{_xml(sentence)}</text>' for index, sentence in enumerate(said)),
+        _legend(16, top - 28),
         *axis,
         *rows,
         f'<text x="{left + PLOT_WIDTH / 2:.1f}" y="{y + 34}" text-anchor="middle">seconds, log scale</text>',
