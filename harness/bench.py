@@ -423,12 +423,12 @@ def bench_svg(figures: dict[str, Any]) -> str:
     low = max(math.floor(math.log10(min(shown, default=1e-3))), -9)
     high = max(math.ceil(math.log10(max(shown, default=1.0))), low + 1)
     left = 16 + CHAR_WIDTH * max((len(_cut(entry.port)) for entry in entries), default=8)
-    width = left + PLOT_WIDTH + 150
+    said = provenance(figures)
+    width = max(left + PLOT_WIDTH + 150, 32 + CHAR_WIDTH * max(map(len, said)))  # no sentence cut at the edge
 
     def at(seconds: float) -> float:
         return left + PLOT_WIDTH * (max(math.log10(seconds), low) - low) / (high - low)
 
-    said = provenance(figures)
     top = y = 84 + 16 * len(said)
     rows: list[str] = []
     for title, group in by_method(entries):

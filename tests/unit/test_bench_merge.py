@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from harness.bench import bench_to_json
+from harness.bench import CHAR_WIDTH, bench_svg, bench_to_json
 from harness.errors import MergeError, ReportError
 from harness.report import WRITERS
 from harness.report.figures import catalogue, merge_figures, provenance
 from harness.report.json import read_figures
 from tests.conftest import ROOT, harness_here
-from tests.unit.test_bench_summary import MACHINE, made_up
+from tests.unit.test_bench_summary import MACHINE, SVG, made_up
 
 PORTS = [path.parent.name for path in sorted(ROOT.glob("*/language.toml"))]
 OTHER = {**MACHINE, "cpu": "Intel Xeon", "cores": 4}
@@ -149,3 +150,14 @@ def test_bench_merge_writes_the_table_json_and_plot_and_fails_where_a_port_has_n
 def test_bench_merge_misused_says_so_and_exits_non_zero(args, said):
     done = harness_here("bench", *args)
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_plot_says_where_its_figures_come_from_in_sentences_that_fit_its_width():
+    long = {**OTHER, "os": "Linux-6.18.44-fc-v657-x86_64-with-glibc2.36-and-a-long-build-name"}
+    figures = per_port(["c", "go"], load=13.25)
+    figures["go"] = per_port(["go"], long, load=2.0)["go"]
+    merged = merge_figures(list(figures.items()), {**long, "cpu": "ARM"})
+    svg = ET.fromstring(bench_svg(merged))
+    said = [text.text for text in svg.iter(f"{SVG}text") if text.get("fill") == "#444444"]
+    assert said == provenance(merged) and len(said) == 4
+    assert all(16 + CHAR_WIDTH * len(sentence) <= float(svg.get("width")) for sentence in said)
