@@ -18,15 +18,18 @@ from harness.build import Builds
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.extras import lacking
+from harness.patience import Patience
 from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
 from harness.runners.postgres import SERVERS
-from harness.runners.walls import VERSION_SECONDS, Job, Walls, open_walls
+from harness.runners.walls import Job, Walls, open_walls
 from harness.settings import Settings
 
 if TYPE_CHECKING:
     from harness.runners.postgres.database import Database
 
+VERSION_SECONDS = 10.0
+"""The longest the version commands of a run may take, all at once, on an idle machine."""
 MAX_ASKED = 64
 """The most version commands asked at once."""
 NOT_ASKED = "version not asked: harness list --verbose asks it"
@@ -146,14 +149,15 @@ class Gate:
         without running anything of a port's or starting a server: no version command (it is the
         port's code), and the embedded server's version, from its program. Each version command runs within the walls
         as the port's programs do, all at once (up to MAX_ASKED), within one VERSION_SECONDS (and the
-        cell's --timeout) for them all, however many there are."""
-        deadline = time.monotonic() + min(self.settings.timeout, VERSION_SECONDS)
+        cell's --timeout) for them all, however many there are, stretched while the machine is busy
+        (a container's start is slow then)."""
+        patience = Patience(min(self.settings.timeout, VERSION_SECONDS))
         asks = [(port, requirement) for port in ports if not port.query for requirement in port.requires]
         pool = ThreadPoolExecutor(max_workers=min(len(asks) + 1, MAX_ASKED))
         try:
             asked = {
                 port.name: {"postgresql": pool.submit(self._server_version, start)} if port.query
-                else {requirement.executable: pool.submit(self._version, port, requirement, deadline, start) for requirement in port.requires}
+                else {requirement.executable: pool.submit(self._version, port, requirement, patience, start) for requirement in port.requires}
                 for port in ports
             }
             return {name: {executable: answer.result() for executable, answer in answers.items()} for name, answers in asked.items()}
@@ -163,15 +167,15 @@ class Gate:
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _version(self, port: Port, requirement: Requirement, deadline: float, start: bool) -> tuple[str | None, str]:
+    def _version(self, port: Port, requirement: Requirement, patience: Patience, start: bool) -> tuple[str | None, str]:
         lacking = self.walls.lacks(requirement)
         if lacking:
             return None, lacking
         if not start:
             return None, NOT_ASKED
-        left = deadline - time.monotonic()
+        left = patience.deadline() - time.monotonic()
         if left <= 0:
-            return None, f"not asked: the run's {VERSION_SECONDS:g} s for asking versions were over"
+            return None, f"not asked: the run's {patience.bound()} for asking versions were over"
         version, why = self.walls.version(port, requirement, left)
         return (self.secrets.mask(version) if version else None), self.secrets.mask(why)
 

@@ -34,8 +34,12 @@ class Patience:
 
     def over(self) -> bool:
         """Whether the wait is over: the time since it started has passed the bound, stretched by the load now."""
+        return time.monotonic() >= self.deadline()
+
+    def deadline(self) -> float:
+        """When the wait is over (on time.monotonic's clock), as the machine's load stands now."""
         self.stretch = max(self.stretch, min(load(), MOST_STRETCH))
-        return time.monotonic() - self.started >= self.seconds * self.stretch
+        return self.started + self.seconds * self.stretch
 
     def bound(self) -> str:
         """The bound in words: ``60 s``, or ``60 s, stretched to 180 s while the machine was busy``."""

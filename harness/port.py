@@ -205,8 +205,13 @@ class Port:
     sources: tuple[Source, ...] = ()
     code: dict[str, Code] = field(default_factory=dict)
     """Each method's code, as the manifest's [code] table names it: what the gallery shows."""
-    manifest_error: str | None = None
-    """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
+    manifest_faults: tuple[str, ...] = ()
+    """Why the manifest cannot be used, if it cannot: every fault found in it, each ``path:line: why``."""
+
+    @property
+    def manifest_error(self) -> str | None:
+        """Every fault of the manifest, one a line, if it has any: every cell of the port is an error saying so."""
+        return "\n".join(self.manifest_faults) or None
 
     def source_digest(self, deadline: float | None = None) -> str:
         """The digest of every file below the port's folder, read once however many cells need it

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
+from harness.cli.group import PROJECT_ROOT, cli, examples
 from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, ReportFile, chosen, options, settings_from
 from harness.cli.publish import Outputs, write_file
 from harness.cli.session import Session, port_versions, progress_bar, terminal
@@ -16,7 +16,7 @@ from harness.model import visible
 from harness.report import WRITERS, writing
 
 
-@cli.command(name="bench", epilog=EXIT_CODES)
+@cli.command(name="bench", epilog=examples("harness bench -n 16,20 --lang c,rust --method binary", "harness bench --repeat 3 --plot bench.svg"))
 @click.option(
     "-n", "--n", "ns", type=DiscCounts(),
     help=f"Discs, for every method: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS}; default: each classic method at 0 and 20, the cyclic at 0 and 12).",

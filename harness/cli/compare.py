@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli, signal_name
+from harness.cli.group import PROJECT_ROOT, cli, examples, signal_name
 from harness.cli.options import DATABASE, ISOLATION, REPORTS, chosen, options, settings_from
 from harness.cli.publish import Outputs, publish, show
 from harness.cli.session import Session, port_versions, progress_bar
@@ -20,7 +20,11 @@ if TYPE_CHECKING:
     from harness.report import PortInfo
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples(
+    "harness compare -n 5",
+    "harness compare -n 0-6 --lang python,c --html report.html",
+    "harness compare -n 3,8 --method cyclic --isolation sandbox --json report.json",
+))
 @options("n", "port", "method", "jobs", "timeout", "build_timeout", "strict", "max_moves", "fail_fast", "shard", *REPORTS, *DATABASE, *ISOLATION)
 @click.pass_obj
 def compare(session: Session, /, **given: Any) -> int:

@@ -6,14 +6,14 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import chosen, options, settings_from
 from harness.cli.session import Session, tmpdir_problem
 from harness.errors import DoctorError, ExitCode
 from harness.model import visible
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness doctor", "harness doctor --install --lang prolog"))
 @options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj

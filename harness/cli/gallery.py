@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import ISOLATION, DiscCounts, options, settings_from
 from harness.cli.publish import write_file
 from harness.cli.session import Session, read_report_file
@@ -16,7 +16,7 @@ from harness.extras import require
 from harness.settings import DEFAULT_MAX_MOVES
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness gallery --out site", "harness gallery --out site --report report.json"))
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Folder for the site: index.html, report.html beside it.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Build from this JSON report (compare or merge --json) instead of a fresh run.")
 @click.option("-n", "--n", "ns", type=DiscCounts(), default="0-6", show_default=True, help="Discs for the fresh run.")

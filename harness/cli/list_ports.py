@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
 from harness.cli.session import Session, pretty_on, say, terminal, write
 from harness.errors import ExitCode
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from harness.report import Listing
 
 
-@cli.command(name="list", epilog=EXIT_CODES)
+@cli.command(name="list", epilog=examples("harness list", "harness list --verbose --lang python,bash", "harness list --format markdown"))
 @options("port", "strict", "listing_format", *DATABASE, *ISOLATION)
 @click.option(
     "--verbose", "-v", is_flag=True,

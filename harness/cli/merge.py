@@ -6,13 +6,16 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import REPORTS, options
 from harness.cli.publish import Outputs, publish
 from harness.cli.session import Session, read_report_file
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples(
+    "harness merge shard-1.json shard-2.json --json report.json",
+    "harness merge --expect plan --html report.html shard-1.json shard-2.json",
+))
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
 @click.option(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from collections.abc import Callable
@@ -170,7 +171,7 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     ),
     "isolation": click.option(
         "--isolation", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
-        help="Run each program as a plain subprocess, in a bubblewrap sandbox (no network, read-only), or in its port's container.",
+        help="The walls each program runs within: each mode is described in Isolation, in the documentation.",
     ),
     "memory": click.option(
         "--memory", type=Size(), default="2G", show_default=True, help="Resident memory a cell's whole process tree may use: 512M, 2G.",
@@ -232,8 +233,14 @@ def choose(value: str | None, known: list[str], what: str, hint: str) -> list[st
     unknown = [name for name in chosen if name not in known]
     if unknown or not chosen:
         unknown_text = ", ".join(map(repr, unknown)) or repr(value)
-        raise click.BadParameter(f"unknown {what} {unknown_text}; known: {', '.join(known)}", param_hint=hint)
+        raise click.BadParameter(f"unknown {what} {unknown_text}{_suggested(unknown, known)}; known: {', '.join(known)}", param_hint=hint)
     return chosen
+
+
+def _suggested(unknown: list[str], known: list[str]) -> str:
+    """Did you mean …? for names mistyped, as click says it for a mistyped option (difflib's close matches)."""
+    close = list(dict.fromkeys(match for name in unknown for match in difflib.get_close_matches(name, known, n=1)))
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:

@@ -29,13 +29,17 @@ if TYPE_CHECKING:
 
 def write_file(path: str, content: str | Callable[[BinaryIO], object], what: str) -> bool:
     """Write a report (its text, or what writes it to a file), or say in one line why it could not
-    be written, naming the file. A file is written whole or not at all (:func:`replace_whole`)."""
+    be written, naming the file. A file is written whole or not at all (:func:`replace_whole`). A pipe
+    whose reader has gone (``--format json | head -2``) is no failure to write: it ends the harness
+    as it ends any program of a pipeline, quietly (BrokenPipeError, which main makes 141)."""
     try:
         if path == "-" and isinstance(content, str):  # a plot, which is no text, never goes there (--plot)
             sys.stdout.write(content)
             sys.stdout.flush()
         else:
             replace_whole(Path(path), content if callable(content) else lambda handle: handle.write(content.encode("utf-8")))
+    except BrokenPipeError:
+        raise
     except OSError as error:
         return unwritten(what, "standard output" if path == "-" else path, error)
     return True

@@ -7,13 +7,13 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import DATABASE, ISOLATION, complete_ports, options
 from harness.cli.session import Session, one_cell, say_how_it_ended
 from harness.model import visible
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness run python recursive -n 4", "harness run c cyclic -n 3 --raw"))
 @click.argument("port_name", metavar="PORT", shell_complete=complete_ports)
 @click.argument("method")
 @options("n", "timeout", "build_timeout", "strict", "max_moves", *DATABASE)

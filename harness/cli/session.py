@@ -143,10 +143,10 @@ class Session:
         loaded, for ports of which none runs in PostgreSQL); what an earlier, killed run left behind
         is swept first. The DSN's password is a secret: a port that prints it has it masked in every report."""
         from harness.gate import Gate
-        from harness.runners.walls import walls_class
+        from harness.runners.walls import platform_problem, walls_class
 
         ports = self.ports if ports is None else ports
-        problem = tmpdir_problem()
+        problem = platform_problem() or tmpdir_problem()
         if problem:
             raise click.ClickException(problem)
         sweep_leftovers()

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import DATABASE, ISOLATION, complete_ports, options
 from harness.cli.session import Session, one_cell, say_how_it_ended
 from harness.model import METHODS, Move, visible
@@ -17,7 +17,7 @@ MAX_SHOWN = 12
 """The most discs ``show`` draws: three towers of 12 fit an 80-column terminal."""
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness show python recursive -n 4", "harness show prolog cyclic -n 3 --delay 0.1"))
 @click.argument("port_name", metavar="PORT", shell_complete=complete_ports)
 @click.argument("method")
 @options("n", "timeout", "build_timeout", "strict", *DATABASE)

@@ -6,13 +6,13 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
 from harness.cli.session import Session, say
 from harness.errors import ExitCode
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness smoke --lang python,bash", "harness smoke --isolation sandbox"))
 @options("port", "method", "jobs", "timeout", "build_timeout", "strict", *DATABASE, *ISOLATION)
 @click.pass_obj
 def smoke(session: Session, /, **given: Any) -> int:

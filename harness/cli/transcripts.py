@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.options import DATABASE, choose, options, settings_from
 from harness.cli.session import Session, terminal
 from harness.errors import ExitCode
@@ -14,7 +14,7 @@ from harness.extras import require
 from harness.model import Outcome
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness transcripts"))
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
 @click.pass_obj

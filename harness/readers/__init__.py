@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
     from harness.model import Move
 
-OutputFormat = Literal["lines", "states", "drawings"]
+OutputFormat = str
+"""The name of an output format: a key of :data:`READERS`, to which the manifest's parser holds it.
+Not a ``Literal`` of the names, which would copy the registry for mypy and make a new format two lines."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-Mode = Literal["subprocess", "sandbox", "container"]
-"""The modes, each the module of that name in ``harness.runners.modes``."""
+Mode = Literal[
+    "subprocess",
+    "sandbox",
+    "container",
+]
+"""The modes, each the module of that name in ``harness.runners.modes``: a new one is a line here."""
 MODES: tuple[Mode, ...] = get_args(Mode)
 DEFAULT_MODE: Mode = "subprocess"
 """The mode of a run that names none (``--isolation``)."""

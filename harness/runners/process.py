@@ -520,10 +520,20 @@ def running(pid: int) -> bool:
 
 def environments() -> Iterator[tuple[int, list[bytes]]]:
     """Each process's pid and environment variables (``NAME=value``), as far as /proc lets us read them."""
+    return _proc_lists("environ")
+
+
+def command_lines() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and command line (its arguments), as far as /proc lets us read them."""
+    return ((pid, argv) for pid, argv in _proc_lists("cmdline") if argv[0])
+
+
+def _proc_lists(name: str) -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and its /proc/PID/``name`` split at its NULs."""
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                variables = Path(f"/proc/{entry.name}/environ").read_bytes().split(b"\0")
+                items = Path(f"/proc/{entry.name}/{name}").read_bytes().split(b"\0")
             except OSError:  # gone, or not ours to read
                 continue
-            yield int(entry.name), variables
+            yield int(entry.name), items

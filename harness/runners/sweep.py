@@ -10,7 +10,17 @@ import signal
 import tempfile
 from pathlib import Path
 
-from harness.runners.process import CELL_MARKER, OWNER_FILE, SERVER_FILE, SERVER_FOLDER_PREFIX, alive, environments, identity, server_parent
+from harness.runners.process import (
+    CELL_MARKER,
+    OWNER_FILE,
+    SERVER_FILE,
+    SERVER_FOLDER_PREFIX,
+    alive,
+    command_lines,
+    environments,
+    identity,
+    server_parent,
+)
 
 
 def sweep_orphans() -> int:
@@ -49,11 +59,24 @@ def sweep_servers(parent: Path | None = None) -> list[Path]:
             continue  # not one of ours, or being made right now
         if alive(owner):
             continue
-        with contextlib.suppress(OSError, ValueError):
-            started = (folder / SERVER_FILE).read_text().strip()
-            pid = int(started.partition("-")[0])
-            if identity(pid) == started:
+        for pid in _left_servers(folder):
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(folder)
     return removed
+
+
+def _left_servers(folder: Path) -> list[int]:
+    """The server a killed run left in its folder: the process the run wrote down, if it still runs
+    as that very process; where the run was killed before it could write it down, the server
+    processes whose command line (the kernel's, never the server's files) runs on the folder's data."""
+    try:
+        started = (folder / SERVER_FILE).read_text().strip()
+    except OSError:
+        started = ""
+    if started:
+        pid = started.partition("-")[0]
+        return [int(pid)] if pid.isdigit() and identity(int(pid)) == started else []
+    data = str(folder / "data").encode()
+    return [pid for pid, argv in command_lines() if argv[0].endswith(b"/postgres") and data in argv[1:] and b"-D" in argv]

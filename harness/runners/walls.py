@@ -15,6 +15,7 @@ import os
 import pwd
 import shutil
 import stat
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,8 +31,21 @@ from harness.runners.base import Runner
 from harness.runners.process import Processes
 from harness.settings import DEFAULT_TIMEOUT, Backend
 
-VERSION_SECONDS = 10.0
-"""The longest a version command may take."""
+
+def platform_problem() -> str | None:
+    """Why this machine cannot run a port, if it cannot: the walls are Linux's (control groups and
+    namespaces, bubblewrap, the tree of a port's processes read from /proc to cap and to kill it, the
+    sweep of what a killed run left), and elsewhere they would do nothing, saying nothing: a run
+    that claims limits it does not keep. What runs nothing of a port's works anywhere."""
+    if sys.platform.startswith("linux"):
+        return None
+    return (
+        f"the harness runs ports on Linux alone, and this is {sys.platform}: its walls (the memory and process caps, the kill of a"
+        " port's whole process tree, the sandbox, the sweep of a killed run) are Linux's, and would do nothing here."
+        " check, merge, new-language and completion work anywhere; run the ports in a Linux machine or container (see docs/isolation.md)"
+    )
+
+
 VERSION_BYTES = 4096
 """The most of a version command's output that is read: its first line is the version."""
 
@@ -64,6 +78,8 @@ class Walls(ABC):
     """A mode: how it walls a program in, and what that costs the caller to know."""
 
     mode: ClassVar[Mode]
+    """The mode's name, its module's; a class that sets it annotates it as ``ClassVar[Mode]`` again, or
+    mypy takes it for that one name, and a mode made from that class could not set its own."""
     host_interpreters: ClassVar[bool] = True
     """Whether programs use this machine's interpreters (so a missing one skips the cell here), as a
     PostgreSQL server of this machine's must (``SERVERS``: ``on_this_machine``)."""
@@ -118,7 +134,7 @@ class Walls(ABC):
         shown = " ".join(argv)
         names = tuple(dict.fromkeys(name for program in port.programs.values() for name in program.env))
         try:
-            runner = self.start(Job(port, argv, port.folder, min(seconds, VERSION_SECONDS), names=names))
+            runner = self.start(Job(port, argv, port.folder, seconds, names=names))
         except CellError as error:
             return None, f"{shown}: {error}"
         try:
@@ -128,7 +144,7 @@ class Walls(ABC):
         said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")
         said = said or next((line.strip() for line in finish.evidence.removeprefix("stderr:\n").splitlines() if line.strip()), "")
         if finish.timed_out:
-            return None, f"{shown} did not answer within {min(seconds, VERSION_SECONDS):g} s"
+            return None, f"{shown} did not answer within {seconds:.0f} s"
         if finish.failure and not finish.stopped:
             return None, f"{shown} {finish.failure}" + (f": {said[:200]}" if said else "")
         return (said[:200], "") if said else (None, f"{shown} printed nothing")

@@ -26,7 +26,7 @@ from harness.port import Port
 from harness.runners import MODES
 from harness.runners.modes.container import RUN_LABEL
 from harness.runners.modes.sandbox import sandbox_problem
-from harness.runners.walls import open_walls
+from harness.runners.walls import open_walls, walls_class
 from harness.settings import Settings
 
 PORTS = project_ports()
@@ -108,7 +108,7 @@ def mode(request):
 def usable(request, mode: str) -> str:
     """``mode``, once it can run here: one that cannot is skipped, saying why (its walls' refusal);
     containers ask for the Docker engine."""
-    if mode == "container":
+    if walls_class(mode).uses_engine:
         request.getfixturevalue("docker_engine")
     refusal = open_walls(mode, Limits()).refusal()
     if refusal:
@@ -146,6 +146,12 @@ def program_argv(port: Port, method: str, n: int) -> list[str]:
     program = port.program(method)
     with Gate(Settings()) as gate:
         return program.argv(method, n, gate.build(port, program, method, n, seconds=300))
+
+
+def git(*args: str, cwd: Path) -> str:
+    """git's output, run in ``cwd`` as a user who has said who they are."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
 
 
 def checkout_copy(destination: Path) -> Path:

@@ -10,13 +10,14 @@ import pytest
 from unit.test_cli_input import PASSWORD, one_clean_line
 
 from conftest import harness_here, suite, valid_report
+from harness.report import WRITERS
 
 
-@pytest.mark.parametrize("option", ["--json", "--junit", "--markdown"])
-def test_a_report_that_cannot_be_written_fails_the_run_naming_the_file(option):
-    done = harness_here("compare", "--n", "2", "--lang", "python", "--method", "binary", option, "/dev/full")
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_a_report_that_cannot_be_written_fails_the_run_naming_the_file(name):
+    done = harness_here("compare", "--n", "2", "--lang", "python", "--method", "binary", f"--{name}", "/dev/full")
     line = one_clean_line(done, 1)
-    assert line.startswith("harness: cannot write the ") and line.endswith(" report to /dev/full: No space left on device")
+    assert line == f"harness: cannot write the {WRITERS[name].what} to /dev/full: No space left on device"
     assert "All 1 cells that ran pass and agree" in done.stdout
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT, left_behind, suite, valid_report
 from harness.cli.session import HEARTBEAT_SECONDS
-from integration.conftest import harness_process, usable
+from integration.conftest import harness_process
 
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
 
@@ -100,10 +100,8 @@ def _stuck_run(tmp_path: Path, run_tmpdir: Path, *options: str, real: tuple[str,
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-@pytest.mark.parametrize("isolation", ["subprocess", "sandbox", "container"])
-def test_the_cells_a_stop_cuts_short_are_interrupted_in_every_report_never_failed(request, tmp_path, run_tmpdir, stop, isolation):
-    usable(request, isolation)
-    with _stuck_run(tmp_path, run_tmpdir, "--isolation", isolation) as (process, token, files):
+def test_the_cells_a_stop_cuts_short_are_interrupted_in_every_report_never_failed(tmp_path, run_tmpdir, stop, mode):
+    with _stuck_run(tmp_path, run_tmpdir, "--isolation", mode) as (process, token, files):
         running = _stuck(process, token, 2)  # n=1 and n=2, while n=0 has passed
         process.send_signal(stop)
         out, err = process.communicate(timeout=60)

@@ -12,6 +12,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import HEADLINE, harness_here, suite, valid_report
 from harness.model import METHODS, Cell, Outcome, Reason
+from harness.report import WRITERS
 from harness.report.summary import SHOWN_IN_SUMMARY, differences, faults
 from integration.conftest import OFFERED, offered, reference_digest
 
@@ -63,7 +64,7 @@ def test_json_on_stdout_puts_the_table_on_stderr():
     assert "Tower of Hanoi, n = 3" in dash.stderr
 
 
-@pytest.mark.parametrize("form", ["markdown", "junit", "html"])
+@pytest.mark.parametrize("form", list(WRITERS))
 def test_format_names_any_writer_and_prints_what_its_file_holds(tmp_path, form):
     """--format and the file writers are one axis: --format NAME prints, byte for byte, what --NAME
     FILE writes of the same run, and sends the table to standard error."""

@@ -16,6 +16,7 @@ import pytest
 
 from conftest import ROOT, left_behind, run_folder, suite
 from harness.cli import publish
+from harness.report import WRITERS
 from integration.conftest import harness
 
 PREVIOUS = '{"the report": "of the run before"}\n'
@@ -152,7 +153,7 @@ def test_a_report_to_a_device_is_written_there(tmp_path):
 
 def test_every_report_file_and_the_page_is_written_in_place(tmp_path):
     root = suite(tmp_path, real=("python",))
-    files = {kind: tmp_path / f"r.{kind}" for kind in ("json", "junit", "markdown", "html")}
+    files = {kind: tmp_path / f"r.{kind}" for kind in WRITERS}
     for path in files.values():
         path.write_text(PREVIOUS)
     done = harness("--root", str(root), "compare", "--n", "2", *(part for kind, path in files.items() for part in (f"--{kind}", str(path))))

@@ -205,6 +205,32 @@ def test_the_sweep_ends_only_the_process_the_harness_wrote_down(tmp_path):
             process.wait()
 
 
+def test_the_sweep_ends_a_server_started_before_the_run_could_write_it_down(tmp_path):
+    """A run killed between starting its server and writing down its number: the next finds the
+    server by the command line the kernel holds for it, running on that folder's data, and no other."""
+    folder = tmp_path / f"{SERVER_FOLDER_PREFIX}killed"
+    (folder / "data").mkdir(parents=True)
+    (folder / OWNER_FILE).write_text(dead_owner())
+    started = [
+        subprocess.Popen(["/usr/lib/postgresql/bin/postgres", "-c", "import time; time.sleep(60)", "-D", str(data)], executable=sys.executable)
+        for data in (folder / "data", tmp_path / "another" / "data")
+    ]
+    left, bystander = started
+    try:
+        deadline = time.monotonic() + 30
+        while not all(b"-D" in Path(f"/proc/{process.pid}/cmdline").read_bytes() for process in started):
+            assert time.monotonic() < deadline, "the stand-in servers did not start"
+            time.sleep(0.05)
+        assert sweep_servers(tmp_path) == [folder]
+        assert left.wait(timeout=10) == -signal.SIGKILL
+        assert bystander.poll() is None, "a server on another folder's data was signalled"
+        assert not folder.exists()
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
 def dead_owner() -> str:
     """The owner of a harness that ran on this machine and is gone: a process that has exited."""
     gone = subprocess.Popen(["true"])

@@ -22,17 +22,23 @@ from harness.runners.postgres import SERVERS
 from harness.runners.walls import open_walls, walls_class
 from harness.settings import BACKENDS, Settings
 
-OWN_BACKEND = {"subprocess": "embedded", "sandbox": "embedded", "container": "docker"}
-"""The server of a run in each mode that names none: the embedded one runs on this machine, which
-a container is not."""
+
+def test_the_harnesss_modes_say_their_own_backend_and_whether_they_start_containers():
+    """The server of a run in each mode that names none: the embedded one runs on this machine, which
+    a container is not."""
+    said = {mode: (walls_class(mode).default_backend, walls_class(mode).uses_engine) for mode in ("subprocess", "sandbox", "container")}
+    assert said == {"subprocess": ("embedded", False), "sandbox": ("embedded", False), "container": ("docker", True)}
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_each_mode_says_its_own_backend_and_whether_it_starts_containers(mode):
+def test_every_mode_is_named_as_its_module_and_a_run_in_it_takes_its_own_backend(mode, monkeypatch):
+    """Whatever the mode (a new one too): the server it names as its own is one a run in it may have,
+    and the one a run that names none gets."""
+    monkeypatch.delenv("HANOI_PG_DSN", raising=False)
     walls = walls_class(mode)
     assert walls.mode == mode
-    assert walls.default_backend == OWN_BACKEND[mode]
-    assert walls.uses_engine is (mode == "container")
+    assert backend_of(["--isolation", mode]) == backend_of(["--isolation", mode, "--backend", walls.default_backend]) == walls.default_backend
+    assert SERVERS[walls.default_backend].on_this_machine <= walls.host_interpreters
 
 
 def test_settings_that_name_no_mode_have_the_default_mode_and_its_own_backend():
@@ -46,7 +52,7 @@ def test_a_rerun_line_names_the_backend_exactly_where_it_is_not_the_modes_own(mo
     settings = Settings(isolation=mode, backend=backend)
     words = shlex.split(rerun(Cell("sql", "recursive", 3, Outcome.FAIL), project_ports()["sql"], settings, "ports").command)
     named = words[words.index("--backend") + 1] if "--backend" in words else None
-    assert named == (None if backend == OWN_BACKEND[mode] else backend)
+    assert named == (None if backend == walls_class(mode).default_backend else backend)
     elsewhere = shlex.split(rerun(Cell("python", "recursive", 3, Outcome.FAIL), project_ports()["python"], settings, "ports").command)
     assert "--backend" not in elsewhere  # a port that runs in no PostgreSQL has no server to name
 

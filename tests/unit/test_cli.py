@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, harness_here, project_ports, suite
+from harness.runners import MODES
+from harness.settings import BACKENDS
 
 
 @pytest.mark.parametrize(
@@ -24,12 +26,17 @@ from conftest import ROOT, harness_here, project_ports, suite
         (["run", "python", "binary", "--n", "-2"], "--n"),
         (["run", "intercal", "binary", "--n", "2"], "unknown port 'intercal'"),
         (["run", "python", "sideways", "--n", "2"], "unknown method 'sideways'"),
+        (["compare", "--n", "3", "--lang", "bash,pyhton"], "unknown port 'pyhton' (did you mean 'python'?); known: {ports}"),
+        (["compare", "--n", "3", "--method", "recursiv,itrative"], "unknown method 'recursiv', 'itrative' (did you mean 'recursive' or 'iterative'?)"),
+        (["run", "pyhton", "binary", "--n", "2"], "unknown port 'pyhton' (did you mean 'python'?)"),
+        (["show", "python", "recursiv", "--n", "2"], "unknown method 'recursiv' (did you mean 'recursive'?)"),
+        (["doctor", "--port", "rubby"], "unknown port 'rubby' (did you mean 'ruby'?)"),
         (["--root", "/no/such/folder", "list"], "--root"),
         (["compare", "--n", "3", "--dsn", "host"], "not a PostgreSQL connection string"),
         (["compare", "--n", "3", "--backend", "server"], "--backend server needs --dsn or HANOI_PG_DSN"),
         (["compare", "--n", "3", "--backend", "docker", "--dsn", "host=x"], "give only one of them"),
-        (["list", "--backend", "cloud"], "'cloud' is not one of 'embedded', 'server', 'docker'"),
-        (["compare", "--n", "3", "--isolation", "vm"], "'vm' is not one of 'subprocess', 'sandbox', 'container'"),
+        (["list", "--backend", "cloud"], f"'cloud' is not one of {', '.join(map(repr, BACKENDS))}"),
+        (["compare", "--n", "3", "--isolation", "vm"], f"'vm' is not one of {', '.join(map(repr, MODES))}"),
         (["compare", "--n", "3", "--memory", "lots"], "'lots' is not a size such as 512M or 2G"),
         (["run", "bash", "binary", "--n", "3", "--memory", "0"], "'0' is not a size such as 512M or 2G"),
         (["compare", "--n", "3", "--processes", "0"], "--processes"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import harness_here
+from harness.report import writing
+from harness.settings import SCREENS
 
 PASSWORD = "secretpw"
 
@@ -31,7 +33,7 @@ def one_clean_line(done, code: int) -> str:
         (["--n", "3", "--timeout", "1e300"], "is not a number of seconds more than 0 and at most 604800"),
         (["--n", "3", "--shard", "4/3"], "'4/3' is not a share such as 1/3"),
         (["--n", "3", "--shard", "0/3"], "'0/3' is not a share such as 1/3"),
-        (["--n", "3", "--format", "xml"], "'xml' is not one of 'pretty', 'plain', 'json', 'junit', 'markdown', 'html'"),
+        (["--n", "3", "--format", "xml"], f"'xml' is not one of {', '.join(map(repr, (*SCREENS, *writing('report'))))}"),
         (["--n", "3", "--dsn", f"postgresql://u:{PASSWORD}@[::1/db"], "not a PostgreSQL connection string"),
         (["--n", "3", "--dsn", f"host=[ password={PASSWORD} port"], "not a PostgreSQL connection string"),
         (["--n", "3", "--junit", "/no/such/folder/j.xml"], "No such file or directory"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import typing
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from conftest import ROOT, project_ports
 from harness.discover import discover, load_port
 from harness.patterns import never_matches
 from harness.port import Built
-from harness.readers import READERS, OutputFormat
+from harness.readers import READERS
 from harness.readers.lines import LineReader
 
 GOOD = """\
@@ -99,11 +98,6 @@ def test_a_manifest_that_cannot_be_used_says_why(tmp_path, change, problem):
     port = port_from(tmp_path, GOOD.replace(old, new, 1))
     assert port.manifest_error is not None and problem in port.manifest_error, port.manifest_error
 
-
-
-def test_the_output_format_type_names_every_reader_and_no_other():
-    """``OutputFormat`` is spelt out for mypy, which cannot read the registry; here it is held to it."""
-    assert typing.get_args(OutputFormat) == tuple(READERS)
 
 
 SQL = """\

@@ -11,14 +11,15 @@ import unicodedata
 import jsonschema
 import pytest
 
-from conftest import ROOT
-from harness import discover, published
+from conftest import ROOT, harness_here
+from harness import SCHEMAS, discover, published, scaffold, schema_file
 from harness.discover import load_port
 from harness.model import METHODS, PEGS
 from harness.readers import READERS
 from harness.scaffold import new_language
 
-SCHEMA_FILE = ROOT / "harness" / "language.schema.json"
+SCHEMA_FILE = scaffold.SCHEMA
+"""The schema of the harness under test: beside its modules, as the scaffold finds it."""
 SCHEMA = json.loads(SCHEMA_FILE.read_text())
 DEFINITIONS = SCHEMA["definitions"]
 VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
@@ -47,7 +48,6 @@ def test_the_schema_names_the_parsers_keys_table_by_table():
         properties = tables[table][0]
         assert all(properties[key] == {"$ref": f"#/definitions/{key}"} for key in discover.PROGRAM_KEYS), table
     assert DEFINITIONS["method"]["enum"] == list(METHODS)
-    assert DEFINITIONS["output"]["properties"]["format"]["enum"] == list(READERS)
     assert DEFINITIONS["output"]["properties"]["pegs"]["minItems"] == DEFINITIONS["output"]["properties"]["pegs"]["maxItems"] == PEGS
     assert DEFINITIONS["source"]["required"] == list(discover.SOURCE_TEXTS)
     assert DEFINITIONS["requires"]["items"]["required"] == ["executable"]
@@ -55,6 +55,15 @@ def test_the_schema_names_the_parsers_keys_table_by_table():
 
 def problems(data: dict) -> list[str]:
     return [f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in VALIDATOR.iter_errors(data)]
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_every_output_format_the_harness_reads_is_one_the_schema_takes(name):
+    """The schema names no format itself, so that a new reader is one module and one line in READERS:
+    a name with no reader is refused by the parser (and harness check), naming those there are."""
+    data = tomllib.loads((ROOT / "python" / discover.MANIFEST).read_text(encoding="utf-8"))
+    data["output"]["format"] = name
+    assert not problems(data)
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda path: str(path.relative_to(ROOT).parent))
@@ -104,12 +113,17 @@ def test_the_ports_and_a_new_port_point_editors_at_the_schema(tmp_path):
     """taplo and the editors built on it follow a first line ``#:schema PATH``, relative to the manifest."""
     for manifest in (ROOT / name / discover.MANIFEST for name in ("bash", "cpp", "prolog", "python", "sql")):
         first = manifest.read_text().splitlines()[0]
-        assert first == "#:schema ../harness/language.schema.json" and (manifest.parent / first.split()[1]).resolve() == SCHEMA_FILE
+        assert first == "#:schema ../harness/language.schema.json"
+        assert (manifest.parent / first.split()[1]).resolve() == ROOT / "harness" / "language.schema.json"  # this checkout's
 
-    elsewhere = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
-    # the harness is installed outside these ports: the schema's public address, not this machine's path to it
-    assert elsewhere.read_text().splitlines()[0] == f"#:schema {published('schemas/language.schema.json')}"
+    elsewhere, _, copy, taplo = new_language(tmp_path, "awk", "awk -f", "hanoi.awk", "#")
+    # the harness is installed outside these ports: a copy beside them, which reads offline and in
+    # every clone, not this machine's path to the installed one; a second port finds it there
+    assert elsewhere.read_text().splitlines()[0] == "#:schema ../schemas/language.schema.json"
+    assert copy == tmp_path / "schemas" / "language.schema.json" and copy.read_text() == SCHEMA_FILE.read_text()
+    assert taplo == tmp_path / ".taplo.toml" and 'path = "./schemas/language.schema.json"' in taplo.read_text()
     assert not problems(tomllib.loads(elsewhere.read_text()))
+    assert len(new_language(tmp_path, "tcl", "tclsh", "hanoi.tcl", "#")) == 2
 
 
 def test_a_new_port_beside_the_harness_points_at_its_schema_by_a_relative_path(tmp_path, monkeypatch):
@@ -157,3 +171,19 @@ def test_the_schema_refuses_every_control_and_format_character_in_a_url_that_the
         if not any(problem.startswith("source/0/url: ") for problem in problems(data)):
             taken.append(f"U+{ord(character):04X}")
     assert not taken, taken
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_harness_schema_prints_the_schema_the_harness_holds(name):
+    """What a repository without network or without this checkout copies, byte for byte, its ``$id``
+    the address the site publishes it at."""
+    done = harness_here("schema", name)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == schema_file(name).read_text()
+    assert json.loads(done.stdout)["$id"] == published(f"schemas/{name}.schema.json")
+
+
+def test_harness_schema_prints_the_manifests_by_default_and_refuses_another_name():
+    assert harness_here("schema").stdout == schema_file("language").read_text()
+    refused = harness_here("schema", "manifest")
+    assert refused.returncode == 2 and "'manifest' is not one of 'language', 'report', 'list'" in refused.stderr

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import docker
 import docker.errors
@@ -26,10 +26,11 @@ from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.port import Port
+from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
-from harness.settings import DEFAULT_TIMEOUT
+from harness.settings import DEFAULT_TIMEOUT, Backend
 
 NOBODY = 65534
 CELL_USER = f"{NOBODY}:{NOBODY}"
@@ -91,9 +92,9 @@ def sweep_containers() -> int:
 class ContainerWalls(Walls):
     """A fresh container of the port's image around each program, within the run's limits."""
 
-    mode = "container"
+    mode: ClassVar[Mode] = "container"
     host_interpreters = False
-    default_backend = "docker"
+    default_backend: ClassVar[Backend] = "docker"
     uses_engine = True
 
     def __init__(self, limits: Limits, build_seconds: float = DEFAULT_TIMEOUT) -> None:

@@ -22,10 +22,12 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
+from harness.runners import Mode
 from harness.runners.process import PortProcess
 from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
 
@@ -56,7 +58,7 @@ USER_NAMESPACES = (
 class SandboxWalls(Walls):
     """A bubblewrap sandbox around each program, within the run's limits."""
 
-    mode = "sandbox"
+    mode: ClassVar[Mode] = "sandbox"
 
     def refusal(self) -> str | None:
         """Why bubblewrap cannot make a sandbox here, if it cannot."""

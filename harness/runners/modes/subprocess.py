@@ -7,8 +7,10 @@ that environment (the PostgreSQL server) gets the allowlist instead."""
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
 from harness.environment import port_environment
+from harness.runners import Mode
 from harness.runners.process import PortProcess
 from harness.runners.walls import Job, Walls, becomes, run_as
 
@@ -16,7 +18,7 @@ from harness.runners.walls import Job, Walls, becomes, run_as
 class SubprocessWalls(Walls):
     """A plain subprocess, within the run's limits."""
 
-    mode = "subprocess"
+    mode: ClassVar[Mode] = "subprocess"
 
     def start(self, job: Job) -> PortProcess:
         """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""

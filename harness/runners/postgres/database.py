@@ -22,6 +22,7 @@ import hashlib
 import re
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from harness.environment import Secrets
 from harness.errors import Unavailable, first_line
+from harness.patience import Patience
 from harness.port import Port, Query
 from harness.runners.base import WAITS
 from harness.runners.postgres import SERVERS
@@ -51,6 +53,9 @@ SIGNALS = {"cancel": "pg_cancel_backend", "terminate": "pg_terminate_backend"}
 LEAVE_SECONDS = 2.0
 """The longest the end of a run waits to leave a server someone else runs as it found it; what is
 not dropped by then is the next run's to sweep."""
+DROP_SECONDS = 2.0
+"""What leaving a server gives each port's database and role on an idle machine, beyond
+CONNECT_TIMEOUT: the first database dropped waits for the server's checkpoint."""
 
 Answer = TypeVar("Answer")
 
@@ -414,10 +419,11 @@ def _signalling(how: str) -> sql.Composed:
 def _leave(dsn: str, backends: dict[int, str], roles: list[str]) -> None:
     """Leave a server someone else runs as the run found it: end every process the run's queries
     still have there, and every process of the ports' roles, and drop the roles and their databases,
-    within CONNECT_TIMEOUT."""
+    within CONNECT_TIMEOUT and DROP_SECONDS a role, stretched while the machine is busy."""
+    patience = Patience(CONNECT_TIMEOUT + DROP_SECONDS * len(roles))
     with contextlib.suppress(psycopg.Error), contextlib.closing(
         psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
-    ) as connection, Deadline(connection, CONNECT_TIMEOUT):
+    ) as connection, Deadline(connection, patience.deadline() - time.monotonic()):
         connection.execute(_signalling("terminate"), (list(backends), list(backends.values())))
         _drop(connection, roles)
 
