@@ -6,11 +6,11 @@ from __future__ import annotations
 import click
 
 from harness import SCHEMAS, schema_file
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.errors import ExitCode
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness schema", "harness schema report"))
 @click.argument("name", type=click.Choice(SCHEMAS), default="language")
 def schema(name: str) -> int:
     """Print the JSON Schema NAME that this harness holds: language (a port's language.toml, the
