@@ -18,7 +18,7 @@ import tomllib
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, cast
 
 import regex
 
@@ -26,8 +26,8 @@ from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError, ManifestFaults
 from harness.model import METHODS, PEGS, shorten
 from harness.patterns import MAX_NESTING, nesting, never_matches
-from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, Port, Program, Query, Requirement, Source
-from harness.readers import DEFAULT, READERS, Output, Reading
+from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, N_FORM, N_FORMS, Port, Program, Query, Requirement, Source
+from harness.readers import DEFAULT, READERS, Output, Reading, Stream
 from harness.regions import Code, read_code
 
 MANIFEST = "language.toml"
@@ -37,7 +37,9 @@ PROGRAM_KEYS = ("command", "build", "postgresql", "output", "stdin", "min_n", "m
 PORT_KEYS = ("summary", "methods", "source", "code", "method", *PROGRAM_KEYS)
 CODE_KEYS = tuple(METHODS)
 """[code]: for each method, the file (and region of it) that holds its code (regions.py)."""
-OUTPUT_KEYS = ("format", "pegs", "patterns", "ignore", "separator")
+OUTPUT_KEYS = ("format", "pegs", "discs", "patterns", "ignore", "separator", "stream")
+STREAMS = ("stdout", "stderr", "both")
+"""Where a program's moves are: standard output (the default), standard error, or both, in the order written."""
 REQUIRE_KEYS = ("executable", "version", "install", "debian", "homebrew", "reads")
 QUERY_KEYS = ("load", "query", "moves")
 QUERY_MOVES = ("rows", "notices")
@@ -46,15 +48,17 @@ EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 """A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
 PACKAGE_NAMES = {
     "debian": r"(?!\S*\.\+)[a-z0-9][a-z0-9+.-]*(?:[a-z0-9]|\+\+)",
-    "homebrew": r"(?!\S*\.rb(?:\s|$))(?:[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*/)?[a-z0-9][a-z0-9@._+-]*",
+    "homebrew": r"[a-z0-9][a-z0-9_+-]*(?:@[0-9]+(?:\.[0-9]+)*)?",
 }
 """The names each package manager takes, as a manifest's ``debian`` and ``homebrew`` give them,
 separated by spaces; a manifest's text reaches an installer only as such names, never as an option,
 an action or a pattern. Debian's: its policy's ``[a-z0-9][a-z0-9+.-]+``, ending in a letter or a
 digit, or in ``++`` (``g++``), never in the ``-`` or ``+`` by which apt removes or installs what the
 rest names, and with no ``.+``; no release (``/``), version (``=``), architecture (``:``) or
-pattern (``?``, ``*``, ``[``). Homebrew's: a formula's name, or ``user/tap/name``; no path or
-address (``./x.rb``, ``x.rb``, ``https:``), which brew would read a formula from."""
+pattern (``?``, ``*``, ``[``). Homebrew's: a plain formula's name, with a version after ``@``
+(``openjdk@17``, ``python@3.12``), and nothing else: no tap (``user/tap/name``, which brew would
+tap, a repository of someone else's, to install), no file, bottle or address (``./x.rb``,
+``x.rb``, ``x--1.0.bottle.tar.gz``, ``https:``), which brew would read a formula from."""
 SOURCE_KEYS = ("title", "author", "published", "terms", "methods", "url")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""
@@ -62,9 +66,9 @@ SOURCE_URL = re.compile(r"https?://[^\s\"'<>\\`]{1,2000}")
 """Where a document is found: a web address, nothing a page or a shell could read otherwise."""
 MAX_QUERY_BYTES = 1 << 16
 """The longest query a manifest may give: it reaches psql as one argument, which the system bounds."""
-PLACEHOLDERS = ("{method}", "{n}", "{build}", "{binary}")
-PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
-"""What reads as a placeholder in a command: a misspelt one ({methd}) would reach the program as it is."""
+PLACEHOLDERS = ("{method}", *N_FORMS, "{build}", "{binary}")
+PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^}]*)?\}")
+"""What reads as a placeholder in a command: a misspelt one ({methd}, {n:roman}) would reach the program as it is."""
 DIGIT_GROUPS = ("disk",)
 """The groups the harness reads a number from: a pattern in which one can never hold digits never reads a move."""
 UNREAD_OUTPUT = Output(DEFAULT, ("0", "1", "2"))
@@ -383,6 +387,8 @@ def _program(folder: Path, data: dict[str, Any], serves: int, holders: tuple[Pat
     requires: tuple[Requirement, ...] = faults.attempt(functools.partial(_requirements, data.get("requires", []), holders), ())
     variables: tuple[str, ...] = faults.attempt(functools.partial(_variables, data), ())
     output = faults.attempt(functools.partial(_output, data.get("output")), UNREAD_OUTPUT)
+    if "postgresql" in data and output.stream != "stdout":
+        faults.keep(ManifestError("'output.stream' is for a program's streams; a query's moves are its rows or NOTICEs ('postgresql.moves')", "stream"))
     faults.settle()
     return Program(output, *running, min_n, max_n, requires, variables)
 
@@ -404,30 +410,30 @@ def _running(folder: Path, data: dict[str, Any], serves: int) -> Running:
     stdin = data.get("stdin")
     if stdin is not None and (not isinstance(stdin, str) or not command):
         raise ManifestError("'stdin' is a string, fed to the program that 'command' runs", "stdin")
-    words = " ".join(command + build_parts) + (stdin or "")
-    if unknown := sorted(set(PLACEHOLDER.findall(words)) - set(PLACEHOLDERS)):
-        raise ManifestError(
-            f"'command', 'build' or 'stdin' uses {unknown[0]}, which the harness does not fill in; it fills in {', '.join(PLACEHOLDERS)}",
-            value=unknown[0],
-        )
-    if command and "{n}" not in words:
-        raise ManifestError(
-            "'command', 'build' or 'stdin' must use {n}, the number of discs"
-            " (for n written in the source, see docs/ADDING_A_LANGUAGE.md)"
-        )
-    if command and serves > 1 and "{method}" not in words:
-        raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
+    if command:
+        min_n, max_n = data.get("min_n", 0), data.get("max_n", _most(data))
+        _check_placeholders({"command": command, "build": build_parts, "stdin": (stdin or "",)}, serves, fixed=min_n == max_n)
     return command, build, query, stdin
 
 
 def _discs(data: dict[str, Any]) -> tuple[int, int]:
     """'min_n' and 'max_n': the numbers of discs the program takes."""
-    min_n, max_n = data.get("min_n", 0), data.get("max_n", MOST_DISCS)
-    if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= MOST_DISCS:
-        raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {MOST_DISCS}", "min_n")
-    if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= MOST_DISCS:
-        raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {MOST_DISCS}", "max_n")
+    most = _most(data)
+    min_n, max_n = data.get("min_n", 0), data.get("max_n", most)
+    if not isinstance(min_n, int) or isinstance(min_n, bool) or not 0 <= min_n <= most:
+        raise ManifestError(f"'min_n' is the smallest number of discs the program takes, from 0 to {most}", "min_n")
+    if not isinstance(max_n, int) or isinstance(max_n, bool) or not min_n <= max_n <= most:
+        named = f"{most}, the discs 'output.discs' names" if most < MOST_DISCS else f"{MOST_DISCS}"
+        raise ManifestError(f"'max_n' is the largest number of discs the program takes, from min_n to {named}", "max_n")
     return min_n, max_n
+
+
+def _most(data: dict[str, Any]) -> int:
+    """The most discs a program may take: MOST_DISCS, or as many as its [output] names (``discs``),
+    where it names them: it has no more."""
+    output = data.get("output")
+    named = output.get("discs") if isinstance(output, dict) else None
+    return min(len(named), MOST_DISCS) if isinstance(named, list) and named else MOST_DISCS
 
 
 def _requirements(entries: object, holders: tuple[Path, ...]) -> tuple[Requirement, ...]:
@@ -438,6 +444,29 @@ def _requirements(entries: object, holders: tuple[Path, ...]) -> tuple[Requireme
     requires = [faults.attempt(functools.partial(_requirement, entry, holders), None) for entry in entries]
     faults.settle()
     return tuple(requirement for requirement in requires if requirement is not None)
+
+
+def _check_placeholders(words: dict[str, tuple[str, ...]], serves: int, fixed: bool) -> None:
+    """Every placeholder of 'command', 'build' and 'stdin' (``words``, by key) is one the harness
+    fills in; n reaches the program in some form unless it is ``fixed`` (``min_n = max_n``), and the
+    method's name does where the program serves several."""
+    said = " ".join(" ".join(parts) for parts in words.values())
+    for key, parts in words.items():
+        for part in parts:
+            unknown = next((found for found in PLACEHOLDER.findall(part) if found not in PLACEHOLDERS and not N_FORM.fullmatch(found)), None)
+            if unknown is not None:
+                raise ManifestError(
+                    f"'{key}' uses {unknown}, which the harness does not fill in; it fills in {', '.join(PLACEHOLDERS)}"
+                    " (TEXT and SEP: any text without braces)",
+                    key, part,
+                )
+    if not fixed and not N_FORM.search(said):
+        raise ManifestError(
+            "'command', 'build' or 'stdin' must use {n}, the number of discs, unless min_n = max_n"
+            " (for n written in the source, see docs/ADDING_A_LANGUAGE.md)"
+        )
+    if serves > 1 and "{method}" not in said:
+        raise ManifestError("'command', 'build' or 'stdin' must use {method}, to tell the program which method to run")
 
 
 def _commands(data: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
@@ -475,11 +504,22 @@ def _output(table: object) -> Output:
     faults.attempt(functools.partial(_known, table, OUTPUT_KEYS, "[output] "), None)
     reading = faults.attempt(functools.partial(_reading, table), None)
     pegs: tuple[str, ...] = faults.attempt(functools.partial(_pegs, table), ())
-    patterns = faults.attempt(functools.partial(_move_patterns, table, reading), ()) if reading is not None else ()
+    discs: tuple[str, ...] = faults.attempt(functools.partial(_disc_names, table, (reading or READERS[DEFAULT]).name), ())
+    digit_groups = () if discs else DIGIT_GROUPS
+    patterns = faults.attempt(functools.partial(_move_patterns, table, reading, digit_groups), ()) if reading is not None else ()
     ignore = faults.attempt(functools.partial(_patterns, table, "ignore"), ())
     separator = faults.attempt(functools.partial(_separator, table), None)
+    stream: Stream = faults.attempt(functools.partial(_stream, table), "stdout")
     faults.settle()
-    return Output((reading or READERS[DEFAULT]).name, pegs, patterns, ignore, separator)
+    return Output((reading or READERS[DEFAULT]).name, pegs, patterns, ignore, separator, stream, discs)
+
+
+def _stream(table: dict[str, Any]) -> Stream:
+    """'output.stream': where the moves are written."""
+    stream = table.get("stream", "stdout")
+    if stream not in STREAMS:
+        raise ManifestError(f"'output.stream' is where the moves are written: one of {', '.join(STREAMS)}", "stream")
+    return cast("Stream", stream)
 
 
 def _reading(table: dict[str, Any]) -> Reading:
@@ -496,7 +536,7 @@ def _pegs(table: dict[str, Any]) -> tuple[str, ...]:
     return pegs
 
 
-def _move_patterns(table: dict[str, Any], reading: Reading) -> tuple[regex.Pattern[str], ...]:
+def _move_patterns(table: dict[str, Any], reading: Reading, digit_groups: tuple[str, ...] = DIGIT_GROUPS) -> tuple[regex.Pattern[str], ...]:
     """'output.patterns', for a format that reads by them, each checked on its own."""
     texts = _strings(table, "patterns")
     if reading.patterns != bool(texts):
@@ -504,7 +544,7 @@ def _move_patterns(table: dict[str, Any], reading: Reading) -> tuple[regex.Patte
         without = " or ".join(name for name, other in READERS.items() if not other.patterns)
         raise ManifestError(f"'output.patterns' gives at least one regular expression for {needing}, and none for {without}", "patterns")
     faults = Faults()
-    patterns = [faults.attempt(functools.partial(_move_pattern, text, reading), None) for text in texts]
+    patterns = [faults.attempt(functools.partial(_move_pattern, text, reading, digit_groups), None) for text in texts]
     faults.settle()
     return tuple(pattern for pattern in patterns if pattern is not None)
 
@@ -526,6 +566,22 @@ def _separator(table: dict[str, Any]) -> regex.Pattern[str] | None:
     if _pattern(separator).fullmatch(""):
         raise ManifestError(f"'output.separator' {separator!r} matches an empty string: it would split a line between every character", value=separator)
     return _pattern(separator)
+
+
+def _disc_names(table: dict[str, Any], output_format: str) -> tuple[str, ...]:
+    """'output.discs': the program's names for discs 1, 2, 3…, each printable, none blank, none twice;
+    in drawings, none with the hyphens or the bar a row is drawn with."""
+    discs = _strings(table, "discs")
+    if "discs" in table and not discs:
+        raise ManifestError("'output.discs' names the discs 1, 2, 3…: at least one name", "discs")
+    if len(discs) > MOST_DISCS or len(set(discs)) != len(discs):
+        raise ManifestError(f"'output.discs' gives distinct names, for discs 1, 2, 3… and at most {MOST_DISCS}", "discs")
+    for name in discs:
+        if not name.strip() or not name.isprintable() or name != name.strip():
+            raise ManifestError(f"'output.discs' names {name!r}: a disc's name is printable, with no space around it", "discs", name)
+        if output_format == "drawings" and ("-" in name or "|" in name):
+            raise ManifestError(f"'output.discs' names {name!r}: in drawings a disc's name holds no '-' or '|', which draw a row", "discs", name)
+    return discs
 
 
 def _strings(table: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -619,9 +675,10 @@ def _pattern(text: str, digit_groups: tuple[str, ...] = ()) -> regex.Pattern[str
     return pattern
 
 
-def _move_pattern(text: str, reading: Reading) -> regex.Pattern[str]:
-    """A pattern that reads a move (lines) or a tower (states), with the named groups its format takes."""
-    pattern = _pattern(text, DIGIT_GROUPS)
+def _move_pattern(text: str, reading: Reading, digit_groups: tuple[str, ...] = DIGIT_GROUPS) -> regex.Pattern[str]:
+    """A pattern that reads a move (lines) or a tower (states), with the named groups its format
+    takes; ``digit_groups`` must be able to hold digits (none, where the discs have names)."""
+    pattern = _pattern(text, digit_groups)
     required, optional = reading.required, reading.optional
     if set(required) - set(pattern.groupindex) or set(pattern.groupindex) - set(required + optional):
         raise ManifestError(

@@ -39,7 +39,7 @@ def evaluate(
     if gate is None:
         with Gate(settings, ports=[port]) as own:
             return evaluate(port, method, n, settings, own, on_line, on_move)
-    cell = Cell(port.name, method, n)
+    cell = Cell(port.name, method, n, pegs=peg_names(port, method))
     started = time.perf_counter()
     secrets = gate.secrets
     _play(cell, port, settings, gate, (lambda line: on_line(secrets.mask(line))) if on_line else None, on_move)
@@ -79,6 +79,11 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes], fast:
     reading.read(blocks, lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell
+
+
+def peg_names(port: Port, method: str) -> tuple[str, ...] | None:
+    """The port's names for the method's pegs, as its manifest gives them; None where it gives none to use."""
+    return None if port.manifest_error or method not in port.methods else port.program(method).output.pegs
 
 
 def install_command(port: Port) -> str:

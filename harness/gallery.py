@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pygments
 from pygments.formatters import HtmlFormatter
@@ -28,13 +27,12 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.token import Token
 from pygments.util import ClassNotFound
 
-from harness.evaluate import evaluate, evaluate_all
+from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Move, Outcome, span, utf8_safe, visible
 from harness.port import Port, Source
 from harness.regions import Code
-from harness.report import Report, now, port_info, versions_said
-from harness.report.about import commit, machine
+from harness.report import Report
 from harness.report.html import MARK, address, policy, render, report_text, web
 from harness.report.json import to_json
 from harness.report.summary import offered
@@ -71,22 +69,12 @@ class Sample:
 Samples = dict[tuple[str, str], Sample]
 
 
-def run(ports: list[Port], root: Path, settings: Settings, gate: Gate, sample_n: int | None) -> tuple[Report | None, Samples]:
-    """Through the run's gate: a fresh run of every cell of the settings' n (none: no run), as
-    ``compare`` runs them, and one sample cell of each port and method at ``sample_n`` (None: none)."""
-    started = now()
-    samples: Samples = {}
-    report = None
-    if settings.ns:
-        cells = evaluate_all(ports, settings, gate)
-        versions = versions_said(gate.versions(ports))
-        infos = [port_info(port, versions) for port in ports]
-        report = Report("gallery", started, now(), commit(root), settings.plan, settings.options(), machine(), infos, list(settings.methods), cells)
-    if sample_n is not None:
-        for port in ports:
-            for method in port.methods if port.manifest_error is None else ():
-                samples[port.name, method] = sample(port, method, sample_n, settings, gate)
-    return report, samples
+def samples(ports: list[Port], settings: Settings, gate: Gate, sample_n: int) -> Samples:
+    """Through the run's gate, one sample cell of each port and method at ``sample_n``."""
+    return {
+        (port.name, method): sample(port, method, sample_n, settings, gate)
+        for port in ports for method in (port.methods if port.manifest_error is None else ())
+    }
 
 
 def sample(port: Port, method: str, n: int, settings: Settings, gate: Gate) -> Sample:

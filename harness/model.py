@@ -180,6 +180,12 @@ class Finish:
     limit: str | None = None
     usage: Usage = Usage()
     exit_code: int | None = None
+    cpu_shared: bool = True
+    """Whether the CPU was shared by cell while it ran (a control group's weight, a container's, a
+    server's): where it was not, a neighbour's many processes may have taken its time."""
+    unread_lines: int = 0
+    """How many lines the program wrote on the stream its moves are not read from (standard error,
+    most often): where the moves are missing, a sign they went there."""
 
 
 class Outcome(str, enum.Enum):
@@ -254,6 +260,9 @@ class Cell:
     reason: Reason | None = None
     parting: Parting | None = None
     rerun: Rerun | None = None
+    pegs: tuple[str, ...] | None = None
+    """The port's names for pegs 0, 1 and 2 in this cell's method (its manifest's ``pegs``), by which
+    the page names them; None where it has none to give (a method it does not offer, a broken manifest)."""
 
     @property
     def id(self) -> str:

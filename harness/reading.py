@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from harness.compare import CONTEXT, Divergence, StreamDigest
 from harness.errors import OutOfTime, Unreadable, Violation
@@ -20,8 +20,14 @@ from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
 from harness.normalise import OutputStream, text
 from harness.port import Program
 from harness.readers import READERS, Reader
-from harness.verify import Board
+from harness.verify import CANONICAL, Board
 
+UNSHARED_CPU = (
+    "; the CPU was not shared by cell here (no control group with the CPU controller: the kernel shares it by process"
+    " and session), so other processes may have taken this cell's time: --jobs 1, or run as root (docs/isolation.md)"
+)
+"""What a time-out says where no control group weighed the cell as one: it may be its neighbours'
+doing, not the port's."""
 SLOW_STRETCH_MOVES = 4096
 """Read line by line, the reference is unfolded this many moves at a time, so the cell's time is
 checked between them."""
@@ -39,9 +45,10 @@ class Tally:
     """What both paths record: the board, the digest, the walk beside the reference, and the first
     fault found (its outcome and detail)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, pegs: Sequence[str] = CANONICAL) -> None:
+        """``pegs``: the port's names for the pegs, by which the board's messages name them."""
         self.plan = plan
-        self.board = Board(plan.n, plan.rules)
+        self.board = Board(plan.n, plan.rules, pegs)
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
 
@@ -183,7 +190,7 @@ class CellReading:
     ) -> None:
         self.cell, self.program = cell, program
         self.on_line, self.on_move = on_line, on_move
-        self.tally = Tally(Plan(METHODS[cell.method], cell.n))
+        self.tally = Tally(Plan(METHODS[cell.method], cell.n), program.output.pegs)
         reading = READERS[program.output.format]
         self.reader = reading.open(program.output, cell.n, deadline)
         shown = on_line is not None or on_move is not None
@@ -191,6 +198,7 @@ class CellReading:
         self.read_all = True
         self.fast: FastPath | None = None
         self._expected: Iterator[Move] = iter(())
+        self._lines_read = 0
 
     @property
     def taken(self) -> int:
@@ -210,6 +218,7 @@ class CellReading:
         except Unreadable as error:  # a line with no end
             slow.stop(error)
             self.read_all = False
+        self._lines_read = stream.lines
         if slow.out_of_time:
             expired()  # marks the cell timed out
         if self.on_line:
@@ -283,6 +292,7 @@ class CellReading:
             cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
         elif finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
+            cell.detail += "" if finish.cpu_shared else UNSHARED_CPU
             cell.reason = Reason.TIMEOUT
         elif finding and finding[0] is Outcome.ERROR:
             (cell.outcome, cell.detail), cell.reason = finding, Reason.UNREADABLE
@@ -290,19 +300,30 @@ class CellReading:
             cell.outcome, cell.reason = Outcome.ERROR, Reason.CRASH
             cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
         else:
-            self._complete(cell)
+            self._complete(cell, finish)
 
-    def _complete(self, cell: Cell) -> None:
+    def _complete(self, cell: Cell, finish: Finish) -> None:
         """A cell that ran to its end: the output must end between moves, and the board be solved."""
         try:
             self.reader.finish()
         except Unreadable as error:
-            cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}"
+            cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}{self._elsewhere(finish)}"
             return
         cell.digest = self.tally.digest.hexdigest()
         try:
             self.tally.board.finish(top_first=self.reader.top_first is True)
         except Violation as error:
-            cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
+            cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, f"{error}{self._elsewhere(finish)}"
         else:
             cell.outcome = Outcome.PASS
+
+    def _elsewhere(self, finish: Finish) -> str:
+        """Where the moves may have gone, for a port whose standard output was empty while its
+        standard error was not: the manifest's ``stream`` reads them there."""
+        if self.program.output.stream != "stdout" or self._lines_read or not finish.unread_lines:
+            return ""
+        lines = f"{finish.unread_lines:,} line{'s' * (finish.unread_lines != 1)}"
+        return (
+            f"; standard output was empty, while standard error has {lines}: if the moves are there,"
+            ' the manifest says so with [output] stream = "stderr" (or "both", for both streams in the order written)'
+        )

@@ -14,8 +14,6 @@ from harness import __version__
 from harness.cli.session import Session
 from harness.errors import ExitCode, HarnessError
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-"""The harness's own checkout, whose commit a report names; the ports may be anywhere."""
 ROOT_VARIABLE = "HANOI_ROOT"
 
 

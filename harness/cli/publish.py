@@ -11,18 +11,18 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from harness.cli.session import pretty_on, terminal, write
+from harness.cli.console import pretty_on, terminal, write
 from harness.errors import ExitCode
 from harness.report import WRITERS
 from harness.settings import SCREENS
 
 if TYPE_CHECKING:
+    from harness.cli.options import Outputs
     from harness.report import Report
     from harness.settings import Screen
 
@@ -110,21 +110,6 @@ def _name(descriptor: int, path: Path) -> Path:
 WRITING = threading.Lock()
 """Held while a report is shown and written: a stopped run that gives up on its cleanup lets the
 writing end first (``harness.cli``'s give-up)."""
-
-
-@dataclass(frozen=True)
-class Outputs:
-    """Where a report goes: the form of standard output (the table, pretty or plain, or a writer's
-    name; None: pretty on a terminal, else plain) and, by writer, the file each is written to (``-``:
-    standard output)."""
-
-    form: str | None = None
-    files: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def given(cls, given: dict[str, Any]) -> Outputs:
-        """The outputs a command's options name (``--json FILE`` is ``json_file``, and so on)."""
-        return cls(given.get("form"), {name: path for name in WRITERS if (path := given.get(f"{name}_file"))})
 
 
 def publish(report: Report, outputs: Outputs) -> int:

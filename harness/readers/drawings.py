@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from harness.environment import quote
 from harness.errors import Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
-from harness.model import PEGS, Move, Piece, Transfer, shorten
+from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import Clock, Towers
 from harness.readers import Output
 from harness.readers.states import one_move, show
@@ -38,7 +39,9 @@ class DrawingReader:
     def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
         self._output, self._names, self._clock = output, output.pegs, Clock(deadline)
         self._n = n
-        self._width = n * (len(str(n)) + 1)
+        self._slot = max(map(len, disc_labels(n, output.discs)), default=1) + 1
+        self._width = n * self._slot
+        self._discs = {name: disc for disc, name in enumerate(output.discs, 1)}
         self._rows: list[tuple[int, ...]] = []
         self._towers: Towers | None = None
         self._drawings = 0
@@ -64,7 +67,7 @@ class DrawingReader:
             self._rows.append(self._row(line, len(self._rows)))
             return []
         if line:
-            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
+            raise Unreadable(f"{quote(line)} should be the blank line after a drawing's {PEGS} rows")
         towers, self._rows = self._rows, []
         self._drawings += 1
         before, self._towers = self._towers, towers
@@ -87,15 +90,28 @@ class DrawingReader:
         """The discs a row draws, from the top."""
         body, bar, name = line.rpartition("|")
         if not bar or name != self._names[peg]:
-            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
-        slot = len(str(self._n)) + 1
+            raise Unreadable(f"{quote(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
+        slot = self._slot
         slots = [body[start:start + slot] for start in range(0, len(body), slot)]
-        if len(body) != self._width or any(not _SLOT.fullmatch(each) for each in slots):
+        if len(body) != self._width or any(not self._slot_reads(each) for each in slots):
+            named = "name" if self._discs else "number"
             raise Unreadable(
-                f"{shorten(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
-                " or a disc's number right-aligned after them"
+                f"{quote(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
+                f" or a disc's {named} right-aligned after them"
             )
-        return tuple(int(number) for each in slots if (number := each.lstrip("-")))
+        return tuple(self._discs[label] if self._discs else int(label) for each in slots if (label := each.lstrip("-")))
+
+    def _slot_reads(self, slot: str) -> bool:
+        """Whether a slot is hyphens, then nothing or a disc's number (or its name, by the manifest's ``discs``)."""
+        label = slot.lstrip("-")
+        return slot[:1] == "-" and (not label or (label in self._discs if self._discs else bool(_SLOT.fullmatch(slot))))
+
+
+
+def disc_labels(n: int, discs: Sequence[str]) -> list[str]:
+    """What a drawing writes for discs 1 to n: their numbers, or the program's names for them (numbers
+    past the last name, which no cell of the port asks for: its max_n is the number of names)."""
+    return [discs[disc - 1] if disc <= len(discs) else str(disc) for disc in range(1, n + 1)]
 
 
 _BEFORE = (b"\x01", b"\x02", b"\x03")
@@ -116,10 +132,12 @@ class DrawingWording:
 
     lines = PEGS + 1
 
-    def __init__(self, plan: Plan, names: Sequence[str]) -> None:
+    def __init__(self, plan: Plan, names: Sequence[str], discs: Sequence[str] = ()) -> None:
+        """``names``: the pegs'; ``discs``: the discs', where the program names them."""
         self._plan = plan
-        self._slot = len(str(plan.n)) + 1
-        self._slots = [b""] + [str(disc).rjust(self._slot, "-").encode() for disc in range(1, plan.n + 1)]
+        labels = disc_labels(plan.n, discs)
+        self._slot = max(map(len, labels), default=1) + 1
+        self._slots = [b""] + [label.rjust(self._slot, "-").encode() for label in labels]
         self._names = [name.encode() for name in names]
         self._size = sum(plan.n * self._slot + 2 + len(name) for name in self._names) + 1
         self._templates: dict[Transfer, bytes] = {}
@@ -201,7 +219,7 @@ class DrawingWording:
 def wording(output: Output, plan: Plan) -> Wording | None:
     """The drawings' bytes as the reader reads them, with no line the manifest ignores (an ignored
     line is no row) and peg names that can be filled in."""
-    return DrawingWording(plan, output.pegs) if not output.ignore and DrawingWording.takes(output.pegs) else None
+    return DrawingWording(plan, output.pegs, output.discs) if not output.ignore and DrawingWording.takes(output.pegs) else None
 
 
 class DrawingCounter:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording, built
 from harness.model import Move, Piece, Transfer
-from harness.normalise import Clock, disc_number, peg_number
+from harness.normalise import Clock, disc_named, disc_number, peg_number
 from harness.patterns import literal
 from harness.readers import Output
 
@@ -27,6 +27,7 @@ class LineReader:
         """``n`` is not needed: a line says all of its move."""
         self._output, self._clock = output, Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._discs = {name: disc for disc, name in enumerate(output.discs, 1)}
 
     def read(self, line: str) -> list[Move]:
         """The moves a line holds: one, or one a piece where the manifest splits lines."""
@@ -45,7 +46,8 @@ class LineReader:
 
     def _move(self, match: re.Match[str]) -> Move:
         disk = match["disk"] if "disk" in match.re.groupindex else None
-        return Move(None if disk is None else disc_number(disk), peg_number(self._pegs, match["src"]), peg_number(self._pegs, match["dst"]))
+        number = None if disk is None else disc_named(self._discs, disk) if self._discs else disc_number(disk)
+        return Move(number, peg_number(self._pegs, match["src"]), peg_number(self._pegs, match["dst"]))
 
 
 class LineWording:

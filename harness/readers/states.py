@@ -7,9 +7,10 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
+from harness.environment import quote
 from harness.errors import OutOfTime, Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
-from harness.model import PEGS, Move, Piece, Transfer, shorten
+from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import MAX_LINE_BYTES, Clock, Towers, disc_number, peg_number
 from harness.patterns import fixed_around
 from harness.readers import Output
@@ -29,6 +30,7 @@ class StateReader:
     def __init__(self, output: Output, n: int, deadline: float | None = None) -> None:
         self._output, self._clock = output, Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._discs = DiscNames(output.discs) if output.discs else None
         self._reading: dict[int, tuple[int, ...]] = {}
         self._known: dict[str, tuple[int | None, tuple[int, ...], bool | None]] = {}
         self._towers: Towers = [tuple(range(1, n + 1)), (), ()]
@@ -43,10 +45,10 @@ class StateReader:
             named, tower, top_first = self._read_tower(piece)
             if top_first is not None and self.top_first is not None and top_first != self.top_first:
                 order = "top" if self.top_first else "bottom"
-                raise Violation(f"the tower {shorten(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
+                raise Violation(f"the tower {quote(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
             peg = len(self._reading) if named is None else named
             if peg in self._reading:
-                raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
+                raise Unreadable(f"{quote(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
             self._reading[peg] = tower
             self.top_first = top_first if self.top_first is None else self.top_first
             if len(self._reading) == PEGS:
@@ -63,7 +65,7 @@ class StateReader:
             return known
         match = self._clock.match(self._output.patterns, piece)
         peg = peg_number(self._pegs, match["peg"]) if "peg" in match.re.groupindex else None
-        read = (peg, *_tower(match["discs"]))
+        read = (peg, *_tower(match["discs"], self._discs))
         if len(self._known) < KEPT_TOWERS:
             self._known[piece] = read
         return read
@@ -114,16 +116,42 @@ def show(output: Output, towers: Towers, top_first: bool = True) -> str:
     return "; ".join(f"{name}: {list(tower if top_first else tower[::-1])}" for name, tower in zip(output.pegs, towers))
 
 
-def _tower(text: str) -> tuple[tuple[int, ...], bool | None]:
-    """A tower's discs, top first, from their numbers listed top first or bottom first, and which of
-    the two it was (None for a tower of fewer than two discs, which does not tell)."""
-    discs = tuple(disc_number(number) for number in re.split(r"[^0-9A-Za-z\u0080-\U0010ffff]+", text) if number)
+SEPARATORS = r"[^0-9A-Za-z\u0080-\U0010ffff]+"
+"""What may lie between the discs of a tower: spaces and ASCII punctuation, nothing a disc's number or name is made of."""
+
+
+class DiscNames:
+    """The manifest's names for discs 1, 2, 3…, found in a tower's text longest first, with only
+    separators between them."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._numbers = {name: disc for disc, name in enumerate(names, 1)}
+        self._pattern = re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
+
+    def read(self, text: str) -> list[int]:
+        """The discs the text names, in its order; a text between them that is not a separator is unreadable."""
+        discs, at = [], 0
+        for match in [*self._pattern.finditer(text), None]:
+            gap = text[at:match.start() if match else len(text)]
+            if gap and not re.fullmatch(SEPARATORS, gap):
+                raise Unreadable(f"{quote(gap, 40)} in the tower {quote(text)} is none of the port's discs {', '.join(map(repr, self._numbers))}")
+            if match:
+                discs.append(self._numbers[match[0]])
+                at = match.end()
+        return discs
+
+
+def _tower(text: str, names: DiscNames | None = None) -> tuple[tuple[int, ...], bool | None]:
+    """A tower's discs, top first, from their numbers (or ``names``) listed top first or bottom
+    first, and which of the two it was (None for a tower of fewer than two discs, which does not tell)."""
+    listed = names.read(text) if names else [disc_number(number) for number in re.split(SEPARATORS, text) if number]
+    discs = tuple(listed)
     order = None if len(discs) < 2 else discs[0] < discs[1]
     if list(discs) == sorted(discs):
         return discs, order
     if list(discs) == sorted(discs, reverse=True):
         return discs[::-1], order
-    raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
+    raise Violation(f"the tower {quote(text)} has a disc on a smaller one")
 
 
 _MARKS = tuple((bytes([0x0E + 2 * position]), bytes([0x0F + 2 * position])) for position in range(PEGS))
@@ -414,9 +442,9 @@ def _same(learnt: _Part | None, seen: _Part) -> _Part:
 
 def wording(output: Output, plan: Plan) -> Wording | None:
     """The boards' bytes, where each tower is a line of one pattern that reads fixed characters
-    around its discs (:class:`BoardWording`), and nothing is ignored or split; else None, and
-    every line is read."""
-    if output.separator is not None or output.ignore or len(output.patterns) != 1:
+    around its discs (:class:`BoardWording`), nothing is ignored or split, and the discs are
+    numbers; else None (discs with names, ``output.discs``, too), and every line is read."""
+    if output.separator is not None or output.ignore or len(output.patterns) != 1 or output.discs:
         return None
     fixed = fixed_around(output.patterns[0].pattern, "discs")
     return None if fixed is None else BoardWording(plan, output, fixed)

@@ -26,6 +26,7 @@ from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
 from harness.port import Port, Requirement
+from harness.readers import Stream
 from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
@@ -72,6 +73,9 @@ class Job:
     inherits: bool = True
     """Whether it sees the harness's environment in a mode that lets programs (a plain subprocess):
     the server never does, whatever the mode."""
+    stream: Stream = "stdout"
+    """Which of its streams the runner's output gives: standard output (the other kept as the
+    evidence of how it ended), standard error, or both as one pipe, in the order written."""
 
 
 class Walls(ABC):

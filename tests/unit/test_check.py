@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import harness_here, project_ports, run_folder
+from harness.discover import OUTPUT_KEYS
 
 PORT = """\
 summary = "a port whose every step would leave a mark"
@@ -58,7 +59,7 @@ def test_a_misspelt_key_is_named_with_its_file_and_line_and_fails_the_check(tmp_
     done = harness_here("check", str(root / "good" / "language.toml"), str(root / "bad"))
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.splitlines() == [
-        f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are format, pegs, patterns, ignore, separator",
+        f"{root / 'bad' / 'language.toml'}:12: [output] unknown key 'peg'; the keys here are {', '.join(OUTPUT_KEYS)}",
         f"{root / 'bad' / 'language.toml'}: 'output.pegs' must give 3 distinct names, for pegs 0, 1 and 2",
     ]
     assert done.stderr == "1 of 2 manifests sound, 1 broken\n"
@@ -98,7 +99,7 @@ def test_a_fault_in_what_every_method_shares_is_named_once(tmp_path):
 @pytest.mark.parametrize(
     "change, line, problem",
     [
-        (('"{{n}}"]', '"{{count}}"]'), 4, "'command', 'build' or 'stdin' uses {count}, which the harness does not fill in"),
+        (('"{{n}}"]', '"{{count}}"]'), 4, "'command' uses {count}, which the harness does not fill in"),
         (('"{{n}}"]', '"count"]'), None, "'command', 'build' or 'stdin' must use {n}"),
         (("(?P<src>", "^(?P<src>"), 11, "can never match: '^' or '\\A' comes after text"),
         (("[[requires]]", "[[requires]]\ninstal = 'apt-get install sh'"), 7, "[[requires]] unknown key 'instal'"),
@@ -139,6 +140,15 @@ def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
 
 
+def test_a_containerfile_the_engine_would_build_past_the_walls_is_named_with_its_line(tmp_path):
+    """A port's recipe is checked as its image's build checks it, before a run would meet it."""
+    root = ports(tmp_path, good=PORT.format(marks=tmp_path), fetching=PORT.format(marks=tmp_path))
+    (root / "good" / "Containerfile").write_text("ARG BASE=debian:bookworm-slim\nFROM ${BASE}\nCOPY run.sh /usr/local/bin/\n")
+    (root / "fetching" / "Containerfile").write_text("ARG BASE=debian:bookworm-slim\nFROM ${BASE}\nADD https://example.org/x /x\n")
+    done = harness_here("check", str(root))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout == f"{root / 'fetching' / 'Containerfile'}:3: ADD fetches what a URL names, past the build's walls: use COPY\n", done.stdout
+    assert done.stderr == "1 of 2 manifests sound, 1 broken\n", done.stderr
 SOUND = """\
 summary = "a port"
 methods = ["recursive"]

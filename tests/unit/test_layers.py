@@ -12,8 +12,8 @@ import harness
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings", "extras"}),
-    ("the port, and discovering ports", {"regions", "port", "discover"}),
-    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "images"}),
+    ("the port, and discovering ports", {"regions", "port", "discover", "recipe"}),
+    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "runners.images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.*"}),
     ("run: builds", {"build"}),
@@ -28,9 +28,11 @@ LAYERS = [
     ("report: the model and its registry of writers", {"report"}),
     ("report: what every form shows", {"report.about", "report.summary", "report.figures", "report.json", "report.merge", "report.rerun", "board"}),
     ("report: the writers", {"report.*"}),
+    ("a run: the plan's cells made one report", {"run"}),
     ("commands' own work", {"bench", "transcripts", "doctor", "scaffold", "gallery", "smoke"}),
+    ("the command line: the console", {"cli.console"}),
     ("the command line: the options", {"cli.options"}),
-    ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish"}),
+    ("the command line: a command's session, and where its report goes", {"cli.session", "cli.publish", "cli.cell"}),
     ("the command line: the group, which makes the session and maps how a command ends", {"cli.group"}),
     ("the command line: the commands", {
         "cli.compare", "cli.merge", "cli.run", "cli.show", "cli.list_ports", "cli.doctor", "cli.transcripts", "cli.bench", "cli.check",

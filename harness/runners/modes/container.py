@@ -1,5 +1,5 @@
 """``--isolation container``: each cell, each command of a build and each version command runs in
-a fresh container of its port's image (images.py), started for it and removed after it, so nothing
+a fresh container of its port's image (runners/images.py), started for it and removed after it, so nothing
 one cell leaves (files in /tmp, shared memory, a process) reaches the next; with no network, a
 read-only root, the port's folder read-only at /port, the run's limits and an allowlisted
 environment, as the user nobody. And the sweep of containers a killed run left behind.
@@ -22,13 +22,14 @@ import docker.errors
 
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
-from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.port import Port
+from harness.readers import Stream
 from harness.runners import Mode
 from harness.runners.base import Runner
-from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
+from harness.runners.images import PORT_LABEL, Engine, engine, port_image
+from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, KEPT, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
 from harness.settings import DEFAULT_TIMEOUT, Backend
 
@@ -52,6 +53,8 @@ IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """The PATH of a Debian image: a program in a container finds its interpreters there, not where the host has them."""
 
 
+KILLED_EXIT = 128 + 9
+"""An exec's exit code when its program was killed (SIGKILL): by a limit, or by its container's end."""
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
 OWNER_LABEL = "org.hanoi-polyglot.harness"
 SWEEP_TIMEOUT = 10
@@ -121,6 +124,7 @@ class ContainerWalls(Walls):
                 workdir = BUILD_MOUNT / job.folder.relative_to(folder)
         return ContainerCell(
             container, job.argv, job.seconds, done=lambda: self.containers.discard(container), stdin=job.stdin, workdir=workdir, names=job.names,
+            stream=job.stream,
         )
 
     def build_place(self) -> Path:
@@ -273,6 +277,23 @@ class PortContainer:
             killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
             self.engine.call(what, api.exec_start, killer["Id"])
 
+    def gone(self, patience: float = 0.0) -> bool:
+        """Whether the container no longer runs, asked for up to ``patience`` seconds (the engine
+        says a killed container is running for a moment after its processes died): the harness
+        never stops it while a cell uses it, so it was stopped or removed from outside, or its
+        engine stopped; :class:`ContainerError` if the engine does not answer."""
+        until = time.monotonic() + patience
+        while True:
+            try:
+                self.engine.call(f"asking after a container of {self.name}", self.container.reload)
+            except docker.errors.DockerException:
+                return True
+            if self.container.status != "running":
+                return True
+            if time.monotonic() >= until:
+                return False
+            time.sleep(POLL_SECONDS)
+
     def remove(self) -> None:
         """Remove the container and whatever runs in it; one gone already is fine."""
         with contextlib.suppress(docker.errors.DockerException, ContainerError):  # gone already; or, the engine silent, left to the sweep
@@ -286,17 +307,22 @@ class ContainerCell(Runner):
 
     def __init__(
         self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None,
-        workdir: Path = Path(PORT_MOUNT), names: tuple[str, ...] = (),
+        workdir: Path = Path(PORT_MOUNT), names: tuple[str, ...] = (), stream: Stream = "stdout",
     ) -> None:
         """The program runs in ``workdir`` (the port's folder, or a build's own) and sees the variables
-        ``names`` lists beside the allowlisted ones."""
+        ``names`` lists beside the allowlisted ones. ``stream``: which of its streams :meth:`output`
+        gives; both are made one by the container's shell (``2>&1``), so that they keep the order in
+        which they were written, which two streams of the engine's would not."""
         super().__init__(timeout)
         self.container, self._done = container, done
         self.returncode: int | None = None
         self._result: Finish | None = None
         self._released = False
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
-        self._stderr = StderrKeeper()
+        self._stderr = StderrKeeper(KEPT[stream])
+        self._swapped = stream == "stderr"
+        if stream == "both":
+            argv = ["sh", "-c", 'exec "$@" 2>&1', "sh", *argv]
         if container.group:
             container.group.begin()
         engine = container.engine
@@ -312,7 +338,8 @@ class ContainerCell(Runner):
     def _read(self, stream: Iterator[tuple[bytes | None, bytes | None]]) -> None:
         first = True
         try:
-            for out, err in stream:
+            for engine_out, engine_err in stream:
+                out, err = (engine_err, engine_out) if self._swapped else (engine_out, engine_err)
                 if err:
                     self._stderr.feed(err)
                 if out and first and out.startswith(RUNTIME_FAILURE):
@@ -404,6 +431,11 @@ class ContainerCell(Runner):
                 self._expire()
                 self._reader.join(self.container.engine.timeout)
             self.returncode = self._exit_code()
+            if not self.stopped and self.container.gone(EXIT_GRACE_SECONDS if self.returncode in (None, KILLED_EXIT) else 0.0):
+                raise ContainerError(
+                    f"the container of {self.container.name} went away while its program ran (stopped or removed outside the harness,"
+                    " or its engine stopped): how the program ended says nothing of the port"
+                )
             self.container.kill_cell()
             group = self.container.group
             limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())
