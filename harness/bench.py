@@ -17,6 +17,8 @@ of the pipe, any reader, must wait for.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import html
 import itertools
 import math
@@ -37,13 +39,13 @@ from rich.table import Table
 
 from harness import __version__
 from harness.errors import BenchError, CellError
-from harness.evaluate import evaluate, judge_output
+from harness.evaluate import judge_output
 from harness.expect import reader_module
 from harness.gate import Gate
 from harness.model import CYCLIC, METHODS, Cell, Outcome, visible
 from harness.port import Port, Program
 from harness.readers import READERS
-from harness.report import Versions
+from harness.report import Report, Versions
 from harness.report.figures import (
     SUMMARY_COLUMNS,
     BenchStatus,
@@ -59,6 +61,7 @@ from harness.report.figures import (
 )
 from harness.report.summary import one_line
 from harness.report.terminal import literal
+from harness.run import RunOptions, run
 from harness.settings import Settings
 
 GATE_N = 5
@@ -158,18 +161,22 @@ def plan(methods: Sequence[str], ns: Sequence[int] | None = None) -> dict[str, t
 
 
 def bench(
-    ports: list[Port], settings: Settings, ns: dict[str, tuple[int, ...]], repeat: int, gate: Gate,
-    root: Path, dsn: str | None = None, on_done: Callable[[BenchCell], None] | None = None,
-) -> list[BenchCell]:
-    """Every cell of ``settings``' ports and methods, each method at its ``ns`` (:func:`plan`), one
+    ports: list[Port], options: RunOptions, ns: dict[str, tuple[int, ...]], repeat: int, gate: Gate,
+    root: Path, on_done: Callable[[BenchCell], None] | None = None,
+) -> tuple[list[BenchCell], Versions]:
+    """Every cell of the options' ports and methods, each method at its ``ns`` (:func:`plan`), one
     after another (cells run side by side would slow each other down), each timed ``repeat`` times
-    after a warm-up; ``harness compare`` runs on the ports under ``root``, with ``dsn`` for its
-    server if one is given."""
-    timer = _Timer(settings, repeat, gate, root, dsn)
+    after a warm-up, once its port and method pass at GATE_N (:func:`verified`); ``harness compare``
+    runs on the ports under ``root``, with the options' DSN for its server if one is given. The
+    ports' versions beside them, as the verification's report gives them."""
+    settings = options.settings
+    report = verified(ports, options, gate, root)
+    passed = {(cell.port, cell.method): cell for cell in report.cells}
+    timer = _Timer(settings, repeat, gate, root, options.dsn)
     cells = []
     for port in ports:
         for method in settings.methods:
-            unverified = timer.unverified(port, method)
+            unverified = _unverified(passed[port.name, method])
             for n in ns[method]:
                 cell = BenchCell(port.name, method, n)
                 left_out = unverified or timer.left_out(port, method, n)
@@ -180,7 +187,17 @@ def bench(
                 cells.append(cell)
                 if on_done:
                     on_done(cell)
-    return cells
+    return cells, {info.name: info.versions for info in report.ports}
+
+
+def verified(ports: list[Port], options: RunOptions, gate: Gate, root: Path) -> Report:
+    """Each port and method at GATE_N, as compare runs them (:func:`harness.run.run`), one at a time
+    and whatever --max-moves says; stopped, the interruption goes on."""
+    settings = dataclasses.replace(options.settings, ns=(GATE_N,), jobs=1, max_moves=None, fail_fast=False, shard=None)
+    ran = run("bench", ports, dataclasses.replace(options, settings=settings), lambda: contextlib.nullcontext(gate), str(root))
+    if ran.stopped is not None:
+        raise ran.stopped
+    return ran.report
 
 
 def _unverified(cell: Cell) -> tuple[BenchStatus, str] | None:
@@ -202,10 +219,6 @@ class _Timer:
         self.settings, self.repeat, self.gate = settings, repeat, gate
         self.root, self.dsn = root, dsn
         self._startups: dict[tuple[str, str], float] = {}
-
-    def unverified(self, port: Port, method: str) -> tuple[BenchStatus, str] | None:
-        """Why the port and method may not be timed, if they may not: they must first pass at a small n."""
-        return _unverified(evaluate(port, method, GATE_N, self.settings, self.gate))
 
     def left_out(self, port: Port, method: str, n: int) -> tuple[BenchStatus, str] | None:
         """Why a verified port and method are not timed at ``n``, if they are not: an n the program does

@@ -3,10 +3,10 @@ them, drawn the same on a terminal, in a pipe and on paper."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from harness.model import PEGS, Move, Rules
-from harness.verify import describe
+from harness.verify import CANONICAL, describe, peg_name
 
 Pegs = list[list[int]]
 """Each peg's discs, from the bottom."""
@@ -30,22 +30,24 @@ def _disc(disc: int, width: int) -> str:
     return ("=" * left + label + "=" * (size - len(label) - left)).center(width)
 
 
-def draw(n: int, pegs: Pegs, move: Move | None, number: int, total: int) -> list[str]:
-    """One position: the pegs (a row above the tallest tower shows their tips), their names, and the
-    move line, ``move 3 of 7: disc 1 from peg 0 to peg 2``."""
-    width = max(2 * n + 1, len(f"peg {PEGS - 1}"))
+def draw(n: int, pegs: Pegs, move: Move | None, number: int, total: int, names: Sequence[str] = CANONICAL) -> list[str]:  # noqa: PLR0913
+    """One position: the pegs (a row above the tallest tower shows their tips), their names (the
+    port's, with the canonical number beside where they differ), and the move line,
+    ``move 3 of 7: disc 1 from peg 0 to peg 2``."""
+    labels = [peg_name(peg, names) for peg in range(PEGS)]
+    width = max(2 * n + 1, *map(len, labels))
     rows = [
         "  ".join(_disc(peg[level], width) if level < len(peg) else "|".center(width) for peg in pegs).rstrip()
         for level in range(n, -1, -1)
     ]
     rows.append("  ".join("-" * width for _ in pegs))
-    rows.append("  ".join(f"peg {index}".center(width) for index in range(PEGS)).rstrip())
-    said = f"the start, {n} discs on peg 0" if move is None else describe(move)
+    rows.append("  ".join(label.center(width) for label in labels).rstrip())
+    said = f"the start, {n} discs on {labels[0]}" if move is None else describe(move, names)
     rows.append(f"move {number} of {total}: {said}")
     return rows
 
 
-def heading(label: str, rules: Rules, total: int) -> str:
-    """What is shown, said once above the board; for the cyclic puzzle, which way the discs go."""
-    way = f"; every move goes one peg on, {' → '.join(str(peg * rules.direction % PEGS) for peg in range(PEGS + 1))}" if rules.direction else ""
+def heading(label: str, rules: Rules, total: int, names: Sequence[str] = CANONICAL) -> str:
+    """What is shown, said once above the board; for the cyclic puzzle, which way the discs go, by the port's peg ``names``."""
+    way = f"; every move goes one peg on, {' → '.join(names[peg * rules.direction % PEGS] for peg in range(PEGS + 1))}" if rules.direction else ""
     return f"{label}: {total} moves{way}"

@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -29,7 +30,9 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.environment import cache_root
 from harness.errors import BuildFailed, Interrupted
@@ -42,7 +45,9 @@ from harness.runners.walls import remove_tree, tree
 PROGRAM_NAME = "program"
 FOLDER_NAME = "build"
 DONE_NAME = "done"
-"""In a cache entry: the program, the private build folder, and the mark of a build that finished."""
+READS_NAME = "reads.json"
+"""In a cache entry: the program, the private build folder, the mark of a build that finished, and
+what the build read of the port's files, which finds it again however much else the folder holds."""
 LOCK_POLL_SECONDS = 0.1
 COPY_BLOCK = 1 << 20
 CAPABILITIES = "security.capability"
@@ -59,6 +64,24 @@ StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
 
 
+@dataclass(frozen=True)
+class Site:
+    """Where a build is made, as its mode says."""
+
+    toolchain: str = ""
+    """Where its compilers are, if not on this machine (a container's image): a build with other
+    compilers is another build."""
+    inside: Path | None = None
+    """Where its commands see the cache entry, if not where it is (mounted in a container)."""
+    mode: str = ""
+    """The isolation it is built in: a build made where more of the machine shows is never taken for
+    one made in the sandbox, whose cells must show that they build there too."""
+
+
+HERE = Site()
+"""A build on this machine, with its own compilers."""
+
+
 class Builds:
     """The builds of one run. Cells that share a build wait for one another rather than build twice,
     and share its failure (a build that failed is not tried again in the same run); another harness
@@ -70,21 +93,21 @@ class Builds:
         self._guard = threading.Lock()
         self._failures: dict[Path, str] = {}
 
-    def build(  # noqa: PLR0913
-        self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, toolchain: str = "",
-        inside: Path | None = None, mode: str = "",
+    def build(
+        self, port: Port, program: Program, method: str, n: int, timeout: float, start: StartCommand, site: Site = HERE,
     ) -> Built | None:
-        """The built program for this cell (building it if it is not cached), or None if the program
-        needs no build. ``toolchain`` names where its compilers are, if not on this machine (a
-        container's image): a build with other compilers is another build; ``inside``, where its
-        commands see the cache entry, if not where it is (mounted in a container); ``mode``, the
-        isolation it is built in: a build made where more of the machine shows is never taken for
-        one made in the sandbox, whose cells must show that they build there too."""
+        """The built program for this cell (building it if it is not cached) where ``site`` says, or
+        None if the program needs no build."""
         if not program.build:
             return None
         deadline = time.monotonic() + timeout
+        family = _family(program, method, n, site)
+        builds = cache_root() / "builds" / port.name
         try:
-            entry = cache_root() / "builds" / port.name / _key(port, program, method, n, toolchain, mode, deadline)
+            reused = _reusable(builds, family, port.folder, deadline)
+            if reused is not None:
+                return Built(reused / FOLDER_NAME, reused / PROGRAM_NAME)
+            entry = builds / f"{family}-{port.source_digest(deadline)[:16]}"
         except TimeoutError:
             raise BuildFailed(f"reading the port's files for the build ran past its {timeout:g} s (--build-timeout)") from None
         built = Built(entry / FOLDER_NAME, entry / PROGRAM_NAME)
@@ -95,7 +118,7 @@ class Builds:
                 raise BuildFailed(self._failures[entry])
             if not _finished(entry):
                 try:
-                    steps = commands(program, method, n, built.at(inside) if inside else built)
+                    steps = commands(program, method, n, built.at(site.inside) if site.inside else built)
                     _build(port.folder, entry, built, steps, start, timeout, deadline)
                 except BuildFailed as error:
                     self._failures[entry] = str(error)
@@ -108,16 +131,33 @@ def commands(program: Program, method: str, n: int, built: Built) -> list[tuple[
     return [(fill(step, method, n, built), " ".join(fill(step, method, n, SHOWN_BUILD))) for step in program.build]
 
 
-def _key(port: Port, program: Program, method: str, n: int, toolchain: str, mode: str, deadline: float) -> str:  # noqa: PLR0913
-    """What the build is made of: its commands, the compilers they name (here, or in ``toolchain``),
-    the isolation it is built in, and the port's every file; any name as the bytes it is (repr()
-    writes out what UTF-8 cannot hold)."""
-    digest = hashlib.sha256(os.fsencode(toolchain) + b"\0" + mode.encode())
+def _family(program: Program, method: str, n: int, site: Site) -> str:
+    """What the build is made with: its commands, the compilers they name (here, or in the site's
+    toolchain) and the isolation it is built in; any name as the bytes it is (repr() writes out what
+    UTF-8 cannot hold). Its entries differ by the port's files (:func:`_reusable`)."""
+    toolchain = site.toolchain
+    digest = hashlib.sha256(os.fsencode(toolchain) + b"\0" + site.mode.encode())
     for step in program.build:
         argv = fill(step, method, n, SHOWN_BUILD)
         digest.update(repr((argv, "" if toolchain else _compiler_here(argv[0]))).encode())
-    digest.update(port.source_digest(deadline).encode())
     return digest.hexdigest()[:24]
+
+
+def _reusable(builds: Path, family: str, folder: Path, deadline: float) -> Path | None:
+    """A finished build of the family whose record of what it read (:data:`READS_NAME`) the port's
+    folder still matches: every file it read holds the same bytes, and each folder it read from holds
+    the same files of the kinds it read there. What the port's program left in its folder since (a
+    seed file, a log) is no part of it. None where no entry matches, or none kept a record."""
+    try:
+        candidates = sorted(builds.glob(f"{family}-*"))
+    except OSError:
+        return None
+    digests: dict[str, str | None] = {}
+    for entry in candidates:
+        record = _record(entry)
+        if record is not None and _finished(entry) and _still(record, folder, digests, deadline):
+            return entry
+    return None
 
 
 def _compiler_here(name: str) -> str:
@@ -185,14 +225,112 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
         with _cache_written():
             entry.mkdir(parents=True)
             shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
+        copied = _unread(built.folder)
         run_commands(steps, built.folder, start, timeout, deadline)
         require_program(steps, lambda: _is_file(built.binary))
         with _cache_written():
+            _keep_record(entry, built.folder, source, copied, deadline)
             _strip_setid(entry)
             _mark_done(entry)
     except BaseException:
         remove_tree(entry)  # following no link: a link is removed, not what it names
         raise
+
+
+def _unread(folder: Path) -> list[str]:
+    """The files of a fresh copy of the port's folder, each marked unread (its access time the
+    epoch, its modification time kept), so that those the build reads show it (the kernel's
+    ``relatime`` sets the time of a file read once it is older than the file's change); by their
+    paths relative to ``folder``."""
+    files = []
+    for path in tree(folder):
+        found = os.lstat(path)
+        if stat.S_ISREG(found.st_mode):
+            os.utime(path, ns=(0, found.st_mtime_ns), follow_symlinks=False)
+            files.append(str(path.relative_to(folder)))
+    return files
+
+
+def _keep_record(entry: Path, folder: Path, source: Path, copied: list[str], deadline: float) -> None:
+    """Write down what the build read of the port's files (those whose access time moved) and, for
+    each folder it read from, the names of the files there of the kinds it read (their suffixes):
+    a file added beside them (a new source a compiler would find by listing the folder) is a new
+    build, a file of another kind (what the program leaves) is not. Where no file shows it was read
+    (a file system that keeps no access times), no record is kept: only a port's folder as it was
+    then finds the build again."""
+    read = [name for name in copied if _was_read(folder / name)]
+    if not read:
+        return
+    kinds: dict[str, set[str]] = {}
+    for name in read:
+        kinds.setdefault(str(Path(name).parent), set()).add(Path(name).suffix)
+    try:
+        files = {name: _file_digest(source / name, deadline) for name in read}
+    except TimeoutError:
+        raise BuildFailed("reading the port's files for the build's record ran past its time (--build-timeout)") from None
+    kinds_read = {place: {"suffixes": sorted(suffixes), "names": _of_kinds(source / place, suffixes)} for place, suffixes in kinds.items()}
+    try:  # a file of the harness's own, as the done mark is: one the build left there is never followed
+        written = os.open(entry / READS_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except FileExistsError:
+        raise BuildFailed(f"the build left a {READS_NAME!r} in its cache entry, where only the harness records what a build read") from None
+    with os.fdopen(written, "w") as handle:
+        json.dump({"files": files, "kinds": kinds_read}, handle, sort_keys=True)
+
+
+def _was_read(path: Path) -> bool:
+    """Whether the build read a file marked unread by :func:`_unread` (links and what the build replaced count as read)."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    return not stat.S_ISREG(found.st_mode) or found.st_atime_ns != 0
+
+
+def _record(entry: Path) -> dict[str, Any] | None:
+    """A finished entry's record of what its build read; None where it kept none, or it cannot be read."""
+    try:
+        with os.fdopen(os.open(entry / READS_NAME, os.O_RDONLY | os.O_NOFOLLOW)) as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("files"), dict) and isinstance(record.get("kinds"), dict) else None
+
+
+def _still(record: dict[str, Any], folder: Path, digests: dict[str, str | None], deadline: float) -> bool:
+    """Whether the port's folder still holds what a build read, as its record says (``digests``: the
+    files' digests worked out so far, each file read once however many entries ask)."""
+    for name, digest in record["files"].items():
+        if name not in digests:
+            digests[name] = _file_digest(folder / name, deadline)
+        if digests[name] != digest:
+            return False
+    return all(
+        isinstance(kind, dict) and _of_kinds(folder / place, set(kind.get("suffixes", []))) == kind.get("names")
+        for place, kind in record["kinds"].items()
+    )
+
+
+def _of_kinds(place: Path, suffixes: set[str]) -> list[str]:
+    """The names of the files in a folder whose suffixes are among ``suffixes``, sorted; none where it is gone."""
+    try:
+        return sorted(entry.name for entry in os.scandir(place) if Path(entry.name).suffix in suffixes and not entry.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+
+
+def _file_digest(path: Path, deadline: float) -> str | None:
+    """sha256 of a file's bytes, read in blocks (a link: where it points); None where it is not there."""
+    digest = hashlib.sha256()
+    try:
+        if path.is_symlink():
+            return "-> " + os.fsdecode(path.readlink())
+        with path.open("rb") as reading:
+            while block := reading.read(COPY_BLOCK):
+                digest.update(block)
+                past(deadline)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def _is_file(path: Path) -> bool:

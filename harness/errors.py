@@ -122,6 +122,15 @@ class ManifestError(HarnessError, ValueError):
         self.table = table
 
 
+class ManifestFaults(HarnessError, ValueError):
+    """Every fault found in one manifest, or one part of it, in the order they were found: a manifest
+    is read whole, each part that stands alone checked on its own, so that one reading names them all."""
+
+    def __init__(self, *faults: ManifestError) -> None:
+        super().__init__("; ".join(map(str, faults)))
+        self.faults = faults
+
+
 class ReportError(HarnessError, ValueError):
     """A report that cannot be read, or is of another schema version; the message says which and why."""
 

@@ -6,38 +6,21 @@ Whatever goes wrong becomes the cell's outcome and detail; nothing here raises f
 
 from __future__ import annotations
 
-import collections
-import itertools
 import shlex
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from harness.compare import CONTEXT, Divergence, StreamDigest
-from harness.errors import CellError, OutOfTime, Unreadable, Violation
-from harness.expect import Plan, Wording, reader_module
+from harness.errors import CellError
 from harness.gate import Gate
-from harness.model import METHODS, Cell, Finish, Move, Outcome, Piece, Reason
-from harness.normalise import OutputStream, text
-from harness.port import Port, Program
-from harness.readers import READERS
+from harness.model import Cell, Finish, Outcome, Reason
+from harness.port import Port
+from harness.reading import CellReading, LineSink, MoveSink
 from harness.settings import CellKey, Settings
-from harness.verify import Board
 
 INTERRUPT_CHECK_SECONDS = 0.2
-SLOW_STRETCH_MOVES = 4096
-"""Read line by line, the reference is unfolded this many moves at a time, so the cell's time is
-checked between them."""
-MISSES = 64
-"""Single moves whose bytes may differ from those expected, yet read as the expected move, before
-a port is read line by line for the rest of its cell."""
 DEFAULTS = Settings()
-
-LineSink = Callable[[str], None]
-"""Sees each line a port prints, as text."""
-MoveSink = Callable[[Move], None]
-"""Sees each move once it is verified on the board."""
 
 
 def evaluate(
@@ -56,7 +39,7 @@ def evaluate(
     if gate is None:
         with Gate(settings, ports=[port]) as own:
             return evaluate(port, method, n, settings, own, on_line, on_move)
-    cell = Cell(port.name, method, n)
+    cell = Cell(port.name, method, n, pegs=peg_names(port, method))
     started = time.perf_counter()
     secrets = gate.secrets
     _play(cell, port, settings, gate, (lambda line: on_line(secrets.mask(line))) if on_line else None, on_move)
@@ -75,7 +58,7 @@ def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineS
     except CellError as error:
         cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
         return
-    reading = _Reading(cell, port.program(cell.method), on_line, on_move, process.deadline)
+    reading = CellReading(cell, port.program(cell.method), on_line, on_move, process.deadline)
     with process:
         try:
             reading.read(process.output(), process.expired)
@@ -92,10 +75,15 @@ def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes], fast:
     """Read and verify output captured earlier, exactly as a cell's is: the harness's own share of
     the work, without the port's (``fast=False``: every line read, as the slow path alone reads it)."""
     cell = Cell(port.name, method, n)
-    reading = _Reading(cell, port.program(method), None, None, None, fast)
+    reading = CellReading(cell, port.program(method), None, None, None, fast)
     reading.read(blocks, lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell
+
+
+def peg_names(port: Port, method: str) -> tuple[str, ...] | None:
+    """The port's names for the method's pegs, as its manifest gives them; None where it gives none to use."""
+    return None if port.manifest_error or method not in port.methods else port.program(method).output.pegs
 
 
 def install_command(port: Port) -> str:
@@ -122,209 +110,6 @@ def _refusal(port: Port, method: str, n: int, strict: bool, gate: Gate) -> tuple
     if refused:
         return (Outcome.ERROR if strict else Outcome.SKIPPED), Reason.MISSING_INTERPRETER, refused
     return None
-
-
-class _Reading:
-    """A cell's output as it arrives, checked against the reference. Where the port's own bytes for a
-    stretch of the reference can be known (:class:`~harness.expect.LineWording`,
-    :class:`~harness.expect.DrawingWording`), the output is compared with them at memory speed;
-    elsewhere each line is read, played on the board, digested and walked beside the reference, which
-    explains any difference. ``fast=False`` reads every line, as the slow path alone would."""
-
-    def __init__(
-        self, cell: Cell, program: Program, on_line: LineSink | None, on_move: MoveSink | None, deadline: float | None,
-        fast: bool = True,
-    ) -> None:
-        rules = METHODS[cell.method]
-        self.cell, self.on_line, self.on_move = cell, on_line, on_move
-        self.plan = Plan(rules, cell.n)
-        shown = on_line is not None or on_move is not None
-        self.reading = READERS[program.output.format]
-        self.wording: Wording | None = reader_module(self.reading).wording(program.output, self.plan) if fast and not shown else None
-        self.reader, self.board = self.reading.open(program.output, cell.n, deadline), Board(cell.n, rules)
-        self.separator = program.output.separator
-        self.digest, self.divergence = StreamDigest(), Divergence()
-        self.finding: tuple[Outcome, str] | None = None
-        self.read_all = True
-        self.taken = 0
-        """Moves taken whole by comparing bytes, not read line by line."""
-        self._misses = 0
-        self._expected: Iterator[Move] = iter(())
-        self._expired: Callable[[], bool] = lambda: False
-        self._pending: collections.deque[Move] = collections.deque()  # read from a line that held several
-        self._units: collections.deque[bytes | None] = collections.deque()  # each pending move's own bytes, where known
-
-    def read(self, blocks: Iterator[bytes], expired: Callable[[], bool]) -> None:
-        """Read the output to its end, or until a fault is found and the diff around it is complete,
-        or until the cell's time is up; with ``on_line``, every line the port printed still goes to it,
-        past one that stopped the reading too."""
-        self.stream = OutputStream(blocks, self.separator)
-        self._expired = expired
-        self._expected = self._one_by_one(expired)
-        try:
-            self._read_moves()
-        except Unreadable as error:  # a line with no end
-            self._stop_reading(error)
-        if self.on_line:
-            try:
-                while (raw := self.stream.line()) is not None:
-                    self.on_line(text(raw))
-            except Unreadable:
-                pass
-
-    def _read_moves(self) -> None:
-        for expected in self._expected:
-            if not self._next(expected):
-                return
-        if self.read_all:  # the reference is done: anything more must not be a move
-            while self._next(None):
-                pass
-
-    def _hopeful(self) -> bool:
-        """Whether whole stretches may still be taken: the bytes are known, and nothing has differed."""
-        return self.wording is not None and self.divergence.at is None and self.finding is None
-
-    def _one_by_one(self, expired: Callable[[], bool]) -> Iterator[Move]:
-        """The reference moves that must be read a line at a time. While the output can be matched
-        with the port's own bytes, whole stretches are taken at once; a stretch that cannot be (a
-        move of it not yet seen, or a difference) is split into smaller ones, down to the single
-        moves that must be read."""
-        plan, split = self.plan, self.plan.rules.split
-        stack: list[Piece] = [(plan.n, 0, plan.rules.target)]
-        while stack:
-            if expired():
-                self.read_all = False
-                return
-            piece = stack.pop()
-            hopeful = self._hopeful()
-            if isinstance(piece, Move):
-                if not (hopeful and self._take(piece)):
-                    yield piece
-            elif piece[0]:
-                count = plan.count(piece)
-                if hopeful and self.wording is not None and self.wording.fits(count) and self._take(piece):
-                    continue
-                if hopeful or count > SLOW_STRETCH_MOVES:
-                    stack.extend(reversed(split(*piece)))
-                else:
-                    yield from plan.rules.unfold(piece)
-
-    def _take(self, piece: Piece) -> bool:
-        """Take a whole piece at once if the output goes on with exactly the port's bytes for it. A
-        port whose single moves keep differing from the bytes expected (it writes a move two ways)
-        is read line by line from then on."""
-        assert self.wording is not None
-        if self._pending or not self.reader.between_moves():
-            return False
-        text = self.wording.text(piece, self.board.pegs)
-        count = 1 if isinstance(piece, Move) else self.plan.count(piece)
-        if text is None or not self.stream.take(text, count * self.wording.lines):
-            if text is not None and isinstance(piece, Move):
-                self._misses += 1
-                if self._misses >= MISSES:
-                    self.wording = None
-            return False
-        if isinstance(piece, Move):
-            self.board.play(piece)
-        else:
-            self.board.skip(piece, count)
-        self.reader.skip(count, self.board.pegs)
-        self.digest.update_text(self.plan.canonical(piece))
-        self.divergence.agree(count, self.plan.tail(piece, CONTEXT))
-        self.taken += count
-        return True
-
-    def _next(self, expected: Move | None) -> bool:
-        """Read the output's next move and walk it beside ``expected``; False when reading stops."""
-        while not self._pending:
-            raw = self.stream.line()
-            if raw is None:  # the output ended before ``expected``, which belongs to the diff
-                if expected is not None:
-                    self._expected = itertools.chain((expected,), self._expected)
-                return False
-            line = text(raw)
-            if self.on_line:
-                self.on_line(line)
-            try:
-                moves = self.reader.read(line)
-            except OutOfTime:
-                self._expired()  # marks the cell timed out
-                self.read_all = False
-                return False
-            except (Unreadable, Violation) as error:
-                self._stop_reading(error)
-                return False
-            self._pending.extend(moves)
-            units = self.wording.units(raw, len(moves), self.stream.within_line) if self.wording is not None else None
-            self._units.extend(units or [None] * len(moves))
-        move, unit = self._pending.popleft(), self._units.popleft()
-        if self.finding is None:
-            try:
-                move = self.board.play(move)
-            except Violation as error:
-                self.finding = (Outcome.FAIL, f"line {self.stream.lines}: {error}")
-            else:
-                self.digest.update(move)
-                if self.on_move:
-                    self.on_move(move)
-                if self.wording is not None and unit is not None and move == expected:
-                    self.wording.learn(move, unit)
-        if not self.divergence.feed(move, expected) and self.finding:
-            self.read_all = False
-            return False
-        return True
-
-    def _stop_reading(self, error: Exception) -> None:
-        """Output that cannot be read on is an error; a drawing no move explains, a fail."""
-        outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
-        where = "" if str(error).startswith("line ") else f"line {self.stream.lines}: "
-        self.finding = self.finding or (outcome, f"{where}{error}")
-        self.read_all = False
-
-    def judge(self, finish: Finish, timeout: float) -> None:
-        """The outcome, then, for a failed cell, the diff; and for any cell whose moves part from the
-        reference, where they do and the port's moves from there, for the page to replay."""
-        cell = self.cell
-        self._outcome(finish, timeout)
-        if cell.outcome is Outcome.FAIL:
-            if self.read_all:
-                self.divergence.finish(self._expected)
-            cell.diff = self.divergence.unified("reference", f"{cell.port}/{cell.method} n={cell.n}")
-        cell.parting = self.divergence.parting()
-
-    def _outcome(self, finish: Finish, timeout: float) -> None:
-        """The outcome: a move that breaks the rules first, as a reader of the output would say, however
-        the port ended after it (so that the verdict is the same whether or not the reading stopped
-        before its exit was seen); then the most fundamental fault: a port that hung or crashed is not
-        judged on the moves it did not print."""
-        cell = self.cell
-        cell.moves = self.divergence.count
-        if self.finding and self.finding[0] is Outcome.FAIL:
-            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.VIOLATION
-        elif finish.limit:
-            cell.outcome, cell.reason = Outcome.ERROR, Reason.LIMIT
-            cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
-        elif finish.timed_out:
-            cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
-            cell.reason = Reason.TIMEOUT
-        elif self.finding and self.finding[0] is Outcome.ERROR:
-            (cell.outcome, cell.detail), cell.reason = self.finding, Reason.UNREADABLE
-        elif finish.failure and not finish.stopped:
-            cell.outcome, cell.reason = Outcome.ERROR, Reason.CRASH
-            cell.detail = f"{finish.failure} after {cell.moves} moves" + (f"; {finish.evidence}" if finish.evidence else "")
-        else:
-            try:
-                self.reader.finish()
-            except Unreadable as error:
-                cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.UNREADABLE, f"at the end of the output: {error}"
-                return
-            cell.digest = self.digest.hexdigest()
-            try:
-                self.board.finish(top_first=self.reader.top_first is True)
-            except Violation as error:
-                cell.outcome, cell.reason, cell.detail = Outcome.FAIL, Reason.VIOLATION, str(error)
-            else:
-                cell.outcome = Outcome.PASS
 
 
 def evaluate_all(

@@ -10,16 +10,15 @@ its board, script and style: any cell opens on the same board, in the gallery or
 
 Like the page, the site needs nothing but a browser: every part of it is inline, a
 Content-Security-Policy lets only its own script and style run, and no request leaves it, so it
-works from a file and from any static host. Everything from a port (names, code, what it prints,
-its sources) reaches the markup escaped, and its code is read from its own folder, bounded
-(regions.py)."""
+works from a file and from any static host. The page is a Jinja2 template (harness/web/gallery.html)
+that escapes every value it is given (autoescape): everything from a port (names, what it prints,
+its sources) reaches the markup as text, and its code as Pygments' markup of it, read from its own
+folder, bounded (regions.py)."""
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pygments
 from pygments.formatters import HtmlFormatter
@@ -28,14 +27,14 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.token import Token
 from pygments.util import ClassNotFound
 
-from harness.evaluate import evaluate, evaluate_all
+from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import METHODS, Cell, Move, Outcome, span, utf8_safe, visible
-from harness.port import Port
+from harness.port import Port, Source
 from harness.regions import Code
-from harness.report import Report, now, port_info, versions_said
-from harness.report.about import commit, machine
-from harness.report.html import MARK, address, cited, data, policy, report_text, text, web
+from harness.report import Report
+from harness.report.html import MARK, address, policy, render, report_text, web
+from harness.report.json import to_json
 from harness.report.summary import offered
 from harness.settings import Settings
 
@@ -70,22 +69,12 @@ class Sample:
 Samples = dict[tuple[str, str], Sample]
 
 
-def run(ports: list[Port], root: Path, settings: Settings, gate: Gate, sample_n: int | None) -> tuple[Report | None, Samples]:
-    """Through the run's gate: a fresh run of every cell of the settings' n (none: no run), as
-    ``compare`` runs them, and one sample cell of each port and method at ``sample_n`` (None: none)."""
-    started = now()
-    samples: Samples = {}
-    report = None
-    if settings.ns:
-        cells = evaluate_all(ports, settings, gate)
-        versions = versions_said(gate.versions(ports))
-        infos = [port_info(port, versions) for port in ports]
-        report = Report("gallery", started, now(), commit(root), settings.plan, settings.options(), machine(), infos, list(settings.methods), cells)
-    if sample_n is not None:
-        for port in ports:
-            for method in port.methods if port.manifest_error is None else ():
-                samples[port.name, method] = sample(port, method, sample_n, settings, gate)
-    return report, samples
+def samples(ports: list[Port], settings: Settings, gate: Gate, sample_n: int) -> Samples:
+    """Through the run's gate, one sample cell of each port and method at ``sample_n``."""
+    return {
+        (port.name, method): sample(port, method, sample_n, settings, gate)
+        for port in ports for method in (port.methods if port.manifest_error is None else ())
+    }
 
 
 def sample(port: Port, method: str, n: int, settings: Settings, gate: Gate) -> Sample:
@@ -140,19 +129,13 @@ def gallery(report: Report, ports: list[Port], samples: Samples) -> str:
     style = "\n".join([web("page.css"), web("gallery.css"), formatter.get_style_defs(".highlight")])
     scripts = [web("page.js"), web("gallery.js")]
     shown = _shown(report, ports)
-    parts = {
-        "csp": policy(scripts, [style]),
-        "style": style,
-        "scripts": "".join(f"<script>{script}</script>\n" for script in scripts),
-        "viewer": web("viewer.html"),
-        "data": data(report),
-        "header": _header(report, shown.methods),
-        "languages": _languages(report, shown),
-        "compare": _compare(shown),
-        "cards": "\n".join(_card(method, name, shown, samples.get((name, method))) for method in shown.methods for name in shown.names),
-    }
-    template = web("gallery.html")
-    return re.sub(r"\{\{(\w+)\}\}", lambda found: parts[found.group(1)], template)
+    ns = sorted({cell.n for cell in report.cells})
+    return render(
+        "gallery.html", csp=policy(scripts, [style]), style=style, scripts=scripts, report=report, report_page=REPORT_PAGE,
+        shown=shown, ns=ns, ran=f"n = {span(ns)}" if ns else "no cells", rows=_rows(report, shown, ns), puzzles=PUZZLES,
+        cards=[_card(method, name, shown, samples.get((name, method))) for method in shown.methods for name in shown.names],
+        data=to_json(report), address=address,
+    )
 
 
 def _shown(report: Report, ports: list[Port]) -> Shown:
@@ -171,128 +154,100 @@ def _compare_address(method: str, names: list[str]) -> str:
     return f"#compare/{method}/" + ",".join(urllib.parse.quote(utf8_safe(name), safe="") for name in names)
 
 
-def _header(report: Report, methods: list[str]) -> str:
-    ns = sorted({cell.n for cell in report.cells})
-    ran = f"n = {span(ns)}" if ns else "no cells"
-    links = "".join(f'<li><a href="#compare/{method}/" data-method-link="{method}">{method}</a></li>' for method in methods)
-    return "\n".join([
-        "<header>",
-        '<a class="skip" href="#views">Skip to the content</a>',
-        "<h1>The Tower of Hanoi, port by port</h1>",
-        "<p>Every method's code in every port, only the code that implements it, beside its verdict, its time, and what it prints."
-        f" Verified over {text(ran)} by <code>harness {text(report.command)}</code>, finished {text(report.finished)},"
-        f" at commit {text(report.commit or 'unknown')}."
-        f' The full report, every cell on its board: <a href="{REPORT_PAGE}">{REPORT_PAGE}</a>.</p>',
-        f'<nav aria-label="Views"><ul><li><a href="#languages">languages</a></li><li class="methods">compare:<ul>{links}</ul></li></ul></nav>',
-        "</header>",
-    ])
+@dataclass(frozen=True)
+class IndexCell:
+    """A port's method in the index: its outcome's class, what it says (its verdict, its time at the
+    largest n, its lines of code), and the link to its code in the compare view (None: not offered)."""
+
+    outcome: str
+    said: list[str]
+    link: str | None
 
 
-def _languages(report: Report, shown: Shown) -> str:
-    """The index: one row a port, its summary, and for each method its verdict, its time at the
-    largest n and its lines of code, each a link to that method's code in the compare view."""
+@dataclass(frozen=True)
+class Row:
+    """A port's row in the index."""
+
+    name: str
+    summary: str
+    cells: list[IndexCell]
+
+
+def _rows(report: Report, shown: Shown, ns: list[int]) -> list[Row]:
+    """The index: one row a port, its summary, and for each method what its cell says."""
     summaries = {info.name: info.summary for info in report.ports}
-    ns = sorted({cell.n for cell in report.cells})
-    columns = "".join(f'<th scope="col"><a href="#compare/{method}/" data-method-link="{method}">{method}</a></th>' for method in shown.methods)
     rows = []
     for name in shown.names:
         port = shown.ports.get(name)
         summary = port.summary if port is not None else summaries.get(name, "")
-        head = f'<th scope="row"><span class="name">{text(name)}</span>' + (f'<span class="summary">{text(summary)}</span>' if summary else "") + "</th>"
-        rows.append(f"<tr>{head}" + "".join(_index_cell(method, name, port, shown, ns[-1] if ns else None) for method in shown.methods) + "</tr>")
-    return "\n".join([
-        '<section id="languages" aria-labelledby="languages-title">',
-        '<h2 id="languages-title" tabindex="-1">Languages</h2>',
-        f"<p>One row a port. For each method: its verdict over {text(f'n = {span(ns)}' if ns else 'no n')}, its time at the largest n,"
-        " and the lines of its code; each opens that code in the compare view, where more languages can be picked beside it.</p>",
-        '<div class="scroll" role="region" aria-labelledby="languages-title" tabindex="0"><table id="index">',
-        f'<thead><tr><th scope="col">language</th>{columns}</tr></thead>',
-        "<tbody>",
-        *rows,
-        "</tbody></table></div>",
-        "</section>",
-    ])
+        rows.append(Row(name, summary, [_index_cell(method, name, port, shown, ns[-1] if ns else None) for method in shown.methods]))
+    return rows
 
 
-def _index_cell(method: str, name: str, port: Port | None, shown: Shown, largest_n: int | None) -> str:
+def _index_cell(method: str, name: str, port: Port | None, shown: Shown, largest_n: int | None) -> IndexCell:
     cells = shown.cells.get((name, method), [])
     verdict = _verdict(cells)
     offers = port is None or (port.manifest_error is None and method in port.methods)
     if not offers and verdict.outcome == "skipped":
-        return f'<td class="skipped">{text(verdict.short)}</td>'
-    said = [text(verdict.short)]
+        return IndexCell("skipped", [verdict.short], None)
+    said = [verdict.short]
     largest = cells[-1] if cells else None
     if largest is not None and largest.outcome in (Outcome.PASS, Outcome.FAIL):
         said.append(f"{largest.seconds:.3f} s" + (f" at n = {largest.n}" if largest.n != largest_n else ""))
     code = port.code.get(method) if port is not None else None
     said.append(f"{code.lines} line{'s' * (code.lines != 1)}" if code is not None else "no code here")
-    return f'<td class="{verdict.outcome}"><a href="{text(_compare_address(method, [name]))}">' + "".join(f"<span>{part}</span>" for part in said) + "</a></td>"
+    return IndexCell(verdict.outcome, said, _compare_address(method, [name]))
 
 
-def _compare(shown: Shown) -> str:
-    """The compare view: a method, the languages to show, and the chosen ports' cards side by side,
-    which its script takes from their templates."""
-    methods = "".join(
-        f'<label><input type="radio" name="method" value="{method}"{" checked" * (index == 0)}> {method}</label>'
-        for index, method in enumerate(shown.methods)
-    )
-    ports = "".join(f'<li><label><input type="checkbox" name="port" value="{text(name)}"> {text(name)}</label></li>' for name in shown.names)
-    puzzles = "".join(
-        f'<p class="puzzle" data-method="{method}"{" hidden" * (index > 0)}>{text(PUZZLES[method])}</p>' for index, method in enumerate(shown.methods)
-    )
-    return "\n".join([
-        '<section id="compare" aria-labelledby="compare-title">',
-        '<h2 id="compare-title" tabindex="-1">Compare</h2>',
-        "<p>One method's code in the languages picked here, side by side. The address names them, "
-        "<code>#compare/recursive/python,c,haskell</code>, so it can be shared.</p>",
-        '<form id="compare-form">',
-        f'<fieldset class="method-choice"><legend>Method</legend>{methods}</fieldset>',
-        '<details id="picker" open><summary>Languages: <span id="picked">none chosen</span></summary>',
-        f'<fieldset class="port-choice"><legend>Languages to show side by side</legend><ul>{ports}</ul>'
-        '<button type="button" id="compare-clear">clear</button></fieldset>',
-        "</details>",
-        "</form>",
-        puzzles,
-        '<p id="compare-status" role="status"></p>',
-        '<div id="compare-view" class="entries"></div>',
-        "</section>",
-    ])
+@dataclass(frozen=True)
+class Card:
+    """One port's card for one method: its verdict and facts, the documents it follows, the cells it
+    links to, its code (Pygments' markup, a part a region) or why there is none, and its sample."""
+
+    name: str
+    method: str
+    verdict: Verdict
+    facts: list[tuple[str, str]]
+    followed: list[Source]
+    largest: Cell | None
+    replayed: Cell | None
+    highlighted: list[str]
+    language: str
+    broken: str | None
+    nocode: str
+    sample: Sample | None
 
 
-def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> str:
-    """One port's card for one method, in a template until it is picked: its facts, its code, the
-    documents it follows, and what it printed. The facts above the code are a few short lines in
-    every card, so that the code of the cards side by side starts at about the same height."""
+def _card(method: str, name: str, shown: Shown, kept: Sample | None) -> Card:
+    """One port's card for one method, in a template until it is picked."""
     port = shown.ports.get(name)
     cells = shown.cells.get((name, method), [])
-    verdict = _verdict(cells)
-    facts = [("verdict", f'<span class="{verdict.outcome}">{text(verdict.said)}</span>')]
+    facts = []
     largest = cells[-1] if cells else None
     if largest is not None:
         timed = f"{largest.seconds:.3f} s" if largest.outcome in (Outcome.PASS, Outcome.FAIL) else f"{largest.outcome.value}: {largest.detail}"
-        facts.append((f"time at n = {largest.n}", text(timed)))
+        facts.append((f"time at n = {largest.n}", timed))
     code = port.code.get(method) if port is not None else None
     if code is not None:
         where = ", ".join(f"{first}–{last}" if first != last else str(first) for first, last in ((s.first, s.last) for s in code.spans))
-        facts.append(("code", f"{code.lines} lines: {text(str(code.path))}, line{'s' * (code.lines > 1)} {text(where)}"))
-    followed = [source for source in (port.sources if port else ()) if method in source.methods]
-    follows = '<dl class="facts"><dt>follows</dt><dd>' + "<br>".join(cited(source) for source in followed) + "</dd></dl>" if followed else ""
-    links = []
-    if largest is not None:
-        links.append(f'<a href="{REPORT_PAGE}{text(address(largest))}">its cells on the report page</a>')
-        replayed = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
-        links.append(f'<a href="{text(address(replayed, 0))}" data-replay>replay n = {replayed.n} here</a>')
-    return "\n".join([
-        f'<template data-port="{text(name)}" data-method="{method}">'
-        f'<article class="entry" data-port="{text(name)}" data-method="{method}" aria-label="{text(name)}, {method}">',
-        f"<h3>{text(name)}</h3>",
-        '<dl class="facts">' + "".join(f"<dt>{term}</dt><dd>{said}</dd>" for term, said in facts) + "</dl>",
-        f'<p class="links">{" · ".join(links)}</p>' if links else "",
-        _code(name, method, port, code),
-        follows,
-        _sample(method, port, kept),
-        "</article></template>",
-    ])
+        facts.append(("code", f"{code.lines} lines: {code.path}, line{'s' * (code.lines > 1)} {where}"))
+    replayed = max((cell for cell in cells if cell.outcome is Outcome.PASS and cell.n <= 5), key=lambda cell: cell.n, default=largest)
+    offers = port is not None and method in port.methods
+    highlighted, language = _code(port, code) if offers and port is not None and port.manifest_error is None else ([], "")
+    return Card(
+        name, method, _verdict(cells), facts, [source for source in (port.sources if port else ()) if method in source.methods],
+        largest, replayed, highlighted, language, port.manifest_error if port is not None else None, _nocode(port, method),
+        kept if offers else None,
+    )
+
+
+def _nocode(port: Port | None, method: str) -> str:
+    """Why a card shows no code, where it shows none."""
+    if port is None:
+        return "No port of this name here: the report comes from elsewhere."
+    if method not in port.methods:
+        return "The port does not offer this method."
+    return "The manifest names no code for this method ([code] in language.toml)."
 
 
 def _verdict(cells: list[Cell]) -> Verdict:
@@ -321,23 +276,16 @@ def _lexer(port: Port, code: Code) -> Lexer:
         return get_lexer_by_name("text")
 
 
-def _code(name: str, method: str, port: Port | None, code: Code | None) -> str:
-    if port is None:
-        return '<p class="nocode">No port of this name here: the report comes from elsewhere.</p>'
-    if port.manifest_error is not None:
-        return f'<p class="nocode">The manifest cannot be used: <code>{text(port.manifest_error)}</code></p>'
-    if method not in port.methods:
-        return '<p class="nocode">The port does not offer this method.</p>'
+def _code(port: Port, code: Code | None) -> tuple[list[str], str]:
+    """A method's code as Pygments' markup, a part a region of it, and the name of its language; none where the manifest names none."""
     if code is None:
-        return '<p class="nocode">The manifest names no code for this method ([code] in language.toml).</p>'
+        return [], ""
     lexer = _lexer(port, code)
     parts = []
     for part in code.spans:
         formatter = HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", linenostart=part.first, wrapcode=True)
         parts.append(_highlighted("\n".join(part.lines) + "\n", lexer, formatter))
-    label = f"{name}'s {method} code, {lexer.name}"
-    gap = '<p class="gap" aria-hidden="true">⋮</p>'
-    return f'<div class="code" role="region" tabindex="0" aria-label="{text(label)}">{gap.join(parts)}</div>'
+    return parts, lexer.name
 
 
 def _highlighted(source: str, lexer: Lexer, formatter: HtmlFormatter) -> str:
@@ -345,21 +293,3 @@ def _highlighted(source: str, lexer: Lexer, formatter: HtmlFormatter) -> str:
     nothing, was a fifth of the gallery's weight."""
     tokens = ((Token.Text if kind in Token.Text.Whitespace or kind in Token.Whitespace else kind, value) for kind, value in pygments.lex(source, lexer))
     return str(pygments.format(tokens, formatter))
-
-
-def _sample(method: str, port: Port | None, kept: Sample | None) -> str:
-    if port is None or method not in port.methods or kept is None:
-        return ""
-    summary = f"What it prints for n = {kept.n}, and the moves the harness reads"
-    if not kept.printed and kept.why:
-        return f'<details class="sample"><summary>{text(summary)}</summary><p>Not run here: {text(kept.why)}</p></details>'
-    printed = "\n".join(kept.printed) + ("\n…" if kept.cut else "")
-    moves = "\n".join(kept.moves)
-    return "\n".join([
-        f'<details class="sample"><summary>{text(summary)}</summary>',
-        *([f"<p>{text(kept.why)}</p>"] if kept.why else []),
-        '<div class="sample-sides">',
-        f'<figure><figcaption>printed</figcaption><pre tabindex="0">{text(printed)}</pre></figure>',
-        f'<figure><figcaption>moves read: DISK SRC DST</figcaption><pre tabindex="0">{text(moves)}</pre></figure>',
-        "</div></details>",
-    ])

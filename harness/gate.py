@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.build import Builds
+from harness.build import Builds, Site
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.extras import lacking
@@ -33,6 +33,8 @@ VERSION_SECONDS = 10.0
 MAX_ASKED = 64
 """The most version commands asked at once."""
 NOT_ASKED = "version not asked: harness list --verbose asks it"
+DISCARDS = {"stdout": ">/dev/null", "stderr": "2>/dev/null", "both": ">/dev/null 2>&1"}
+"""How the shell that starts a program whose output is not read sends its moves to /dev/null, by the stream they are on."""
 """Why a version is unknown where the version commands were not run: each is the port's code."""
 
 
@@ -120,10 +122,12 @@ class Gate:
             built = self.build(port, program, method, n, settings.build_seconds)
             called, given = spelled or (method, n)
             argv = program.argv(called, given, self._seen(built))
+            stream = program.output.stream
             if discard:
-                argv = ["sh", "-c", 'exec "$@" >/dev/null', "sh", *argv]
+                argv = ["sh", "-c", f'exec "$@" {DISCARDS[stream]}', "sh", *argv]
             reads = (built.folder.parent,) if built else ()
-            return self.walls.start(Job(port, argv, port.folder, settings.timeout, program.stdin(called, given), program.env, reads))
+            job = Job(port, argv, port.folder, settings.timeout, program.stdin(called, given), program.env, reads, stream=stream)
+            return self.walls.start(job)
         except OSError as error:  # a cache folder that cannot be written, a port folder that is gone
             raise StartFailed(f"could not start the port's program: {error}") from None
 
@@ -137,7 +141,7 @@ class Gate:
         def start(argv: list[str], folder: Path, left: float) -> Runner:
             return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
 
-        return self.builds.build(port, program, method, n, seconds, start, self.walls.toolchain(port), inside=self.walls.build_place(), mode=self.walls.mode)
+        return self.builds.build(port, program, method, n, seconds, start, Site(self.walls.toolchain(port), self.walls.build_place(), self.walls.mode))
 
     def _seen(self, built: Built | None) -> Built | None:
         place = self.walls.build_place()

@@ -180,6 +180,9 @@ class Finish:
     limit: str | None = None
     usage: Usage = Usage()
     exit_code: int | None = None
+    unread_lines: int = 0
+    """How many lines the program wrote on the stream its moves are not read from (standard error,
+    most often): where the moves are missing, a sign they went there."""
 
 
 class Outcome(str, enum.Enum):
@@ -254,6 +257,9 @@ class Cell:
     reason: Reason | None = None
     parting: Parting | None = None
     rerun: Rerun | None = None
+    pegs: tuple[str, ...] | None = None
+    """The port's names for pegs 0, 1 and 2 in this cell's method (its manifest's ``pegs``), by which
+    the page names them; None where it has none to give (a method it does not offer, a broken manifest)."""
 
     @property
     def id(self) -> str:

@@ -176,6 +176,14 @@ def peg_number(pegs: dict[str, int], name: str) -> int:
         raise Unreadable(f"peg {shorten(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
 
 
+def disc_named(discs: dict[str, int], text: str) -> int:
+    """The number of the disc the port calls ``text``, by the manifest's disc names."""
+    try:
+        return discs[text]
+    except KeyError:
+        raise Unreadable(f"disc {shorten(text, 40)} is not one of the port's discs {', '.join(map(repr, discs))}") from None
+
+
 def disc_number(text: str) -> int:
     """A disc's number: ASCII digits only (int() would take other scripts' digits too), and few of them."""
     if not (text.isascii() and text.isdigit()):

@@ -226,3 +226,48 @@ def literal(pattern: str) -> str | None:
     if parsed.state.flags != sre.SRE_FLAG_UNICODE or any(op is not sre.LITERAL for op, _ in parsed):
         return None
     return "".join(chr(code) for _, code in parsed)
+
+
+def fixed_around(pattern: str, free: str) -> tuple[int, int] | None:
+    """Where ``pattern`` reads a fixed number of characters, one each, around its group ``free``,
+    which reads any number of one set's characters (``(?P<discs>[0-9 ]*)``): how many it reads
+    before that group and after it. Such a pattern can match a line in one way only, so the group
+    holds exactly what lies between those two counts of characters, whatever the line. None for
+    any other pattern (any other repeat, a choice, an anchor, a lookaround, a flag but Unicode's),
+    and where Python's parse of it cannot be had."""
+    if not PARSER:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parsed = sre_parse.parse(pattern)
+    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+        return None
+    names = {number: name for name, number in parsed.state.groupdict.items()}
+    counts: list[int] = [0]
+    for op, av in parsed:
+        if op in _ONE_CHARACTER:
+            counts[-1] += 1
+        elif op is not sre.SUBPATTERN or av[1] or av[2]:
+            return None
+        elif names.get(av[0]) == free and len(counts) == 1 and _any_of_one_set(av[3]):
+            counts.append(0)
+        elif all(item_op in _ONE_CHARACTER for item_op, _ in av[3]):
+            counts[-1] += len(av[3])
+        else:
+            return None
+    if parsed.state.flags != sre.SRE_FLAG_UNICODE or len(counts) != 2:
+        return None
+    return counts[0], counts[1]
+
+
+_ONE_CHARACTER = (sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN) if PARSER else ()
+
+
+def _any_of_one_set(items: Any) -> bool:
+    """Whether a group's items are one repeat, at least none or one time and without bound, of one
+    character of a set."""
+    if len(items) != 1 or items[0][0] not in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+        return False
+    low, high, repeated = items[0][1]
+    return bool(low <= 1 and high is sre.MAXREPEAT and len(repeated) == 1 and repeated[0][0] in _ONE_CHARACTER)

@@ -20,7 +20,7 @@ from harness.regions import Code
 MOST_DISCS = 64
 """The most discs a cell has: the largest n the harness asks for, and a program's ``max_n`` unless its manifest says less."""
 CONTAINERFILE = "Containerfile"
-"""A port's own recipe for its image (images.py), where the shared base with its packages is not enough."""
+"""A port's own recipe for its image (runners/images.py), where the shared base with its packages is not enough."""
 _DIGEST_LOCK = threading.Lock()
 MAX_PORT_ENTRIES = 10_000
 """The most files and folders a port's folder may hold: far more than any program's sources, far fewer
@@ -112,7 +112,13 @@ class Program:
 
     @property
     def takes_n(self) -> bool:
-        """Whether n reaches the program when it runs (its command or its input names {n}), not only its build."""
+        """Whether n reaches the program when it runs (its command or its input names {n}, in any of
+        its forms), not only its build."""
+        return any(N_FORM.search(part) for part in (*self.command, self.stdin_template or ""))
+
+    @property
+    def takes_decimal_n(self) -> bool:
+        """Whether n reaches the program in decimal digits (``{n}``), which a program may be given spelled otherwise."""
         return any("{n}" in part for part in (*self.command, self.stdin_template or ""))
 
     @property
@@ -155,14 +161,32 @@ SHOWN_BUILD = Built(Path("{build}"), Path("{binary}"))
 where the cache is."""
 
 
+N_FORM = re.compile(r"\{n(?::(?P<form>unary|discs)(?::(?P<text>[^{}]+))?)?\}")
+"""n as a program takes it: ``{n}`` in decimal; ``{n:unary}``, n ones (``{n:unary:TEXT}``, n times
+TEXT); ``{n:discs}``, the discs 1 to n, separated by spaces (``{n:discs:SEP}``, by SEP)."""
+N_FORMS = ("{n}", "{n:unary}", "{n:unary:TEXT}", "{n:discs}", "{n:discs:SEP}")
+
+
+def spell_n(match: re.Match[str], n: int | str) -> str:
+    """n in the form a placeholder (:data:`N_FORM`) names; ``n`` as text (harness smoke's probes) is
+    written as it is, in decimal, and in another form only where it is a count."""
+    form, text = match["form"], match["text"]
+    if form is None or not str(n).isascii() or not str(n).isdigit():
+        return str(n)
+    count = int(n)
+    if form == "unary":
+        return (text or "1") * count
+    return (" " if text is None else text).join(str(disc) for disc in range(1, count + 1))
+
+
 def fill(parts: tuple[str, ...], method: str, n: int | str, built: Built | None = None) -> list[str]:
-    """An argument list with {method}, {n}, and, once built, {build} (the build folder) and
-    {binary} (the program it made) filled in."""
-    values = {"{method}": method, "{n}": str(n)}
+    """An argument list with {method}, {n} (in any of its forms), and, once built, {build} (the
+    build folder) and {binary} (the program it made) filled in."""
+    values = {"{method}": method}
     if built is not None:
         values |= {"{build}": str(built.folder), "{binary}": str(built.binary)}
-    pattern = "|".join(re.escape(name) for name in values)
-    return [re.sub(pattern, lambda match: values[match[0]], part) for part in parts]
+    pattern = "|".join([*(re.escape(name) for name in values), N_FORM.pattern])
+    return [re.sub(pattern, lambda match: values.get(match[0]) or spell_n(match, n), part) for part in parts]
 
 
 READ_BLOCK = 1 << 20
@@ -205,8 +229,13 @@ class Port:
     sources: tuple[Source, ...] = ()
     code: dict[str, Code] = field(default_factory=dict)
     """Each method's code, as the manifest's [code] table names it: what the gallery shows."""
-    manifest_error: str | None = None
-    """Why the manifest cannot be used, if it cannot: every cell of the port is an error saying so."""
+    manifest_faults: tuple[str, ...] = ()
+    """Why the manifest cannot be used, if it cannot: every fault found in it, each ``path:line: why``."""
+
+    @property
+    def manifest_error(self) -> str | None:
+        """Every fault of the manifest, one a line, if it has any: every cell of the port is an error saying so."""
+        return "\n".join(self.manifest_faults) or None
 
     def source_digest(self, deadline: float | None = None) -> str:
         """The digest of every file below the port's folder, read once however many cells need it

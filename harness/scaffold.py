@@ -9,7 +9,7 @@ import re
 import shlex
 from pathlib import Path
 
-from harness import published
+from harness import schema_file
 from harness.discover import MANIFEST
 from harness.errors import ScaffoldError
 from harness.regions import MARKER
@@ -17,9 +17,24 @@ from harness.regions import MARKER
 NAME = re.compile(r"[a-z][a-z0-9_-]*")
 COMMENT_ENDS = {"/*": "*/", "(*": "*)", "{-": "-}", "#|": "|#", "<!--": "-->", "--[[": "]]"}
 """How a comment that must be closed on its line closes, for a stub that compiles from the start."""
-SCHEMA = Path(__file__).with_name("language.schema.json")
+SCHEMA = schema_file("language")
 """The manifest's JSON Schema, shipped with the harness: editors that read TOML (taplo, and VS Code's
 extensions built on it) underline a key it does not know."""
+SCHEMA_COPY = Path("schemas") / SCHEMA.name
+"""Where, in a folder of ports that does not hold the harness, its ports' manifests find the schema:
+a copy of the installed harness's, whose ``$id`` is still its public address."""
+TAPLO_TEXT = f"""\
+# taplo, and the editors built on it (VS Code's Even Better TOML, Helix, Zed), read every port's
+# manifest against the harness's schema, from the copy beside it: no network is needed. The copy is
+# what `harness schema language` prints; its $id is the schema's public address.
+include = ["*/{MANIFEST}"]
+
+[[rule]]
+include = ["**/{MANIFEST}"]
+
+[rule.schema]
+path = "./{SCHEMA_COPY.as_posix()}"
+"""
 
 MANIFEST_TEXT = """\
 #:schema {schema}
@@ -138,17 +153,30 @@ def new_language(
     end = f" {COMMENT_ENDS[comment]}" if comment in COMMENT_ENDS else ""
     stub = "".join(f"{comment} {line}".rstrip() + end + "\n" for line in text.splitlines())
     (folder / program).write_text(stub, encoding="utf-8")
-    return [manifest, folder / program]
+    return [manifest, folder / program, *_schema_copy(root)]
 
 
 def _schema_path(root: Path, folder: Path) -> str:
-    """Where the port's manifest finds the schema: relative to it where the harness lies inside the
-    folder of ports (this checkout), so the path holds in every clone; else its public address, which
-    holds for a teammate and in CI as well (not the path of this machine's installed harness)."""
+    """Where the port's manifest finds the schema, relative to it so that the path holds in every
+    clone and with no network: the harness's own where it lies inside the folder of ports (this
+    checkout), else the copy beside the ports (SCHEMA_COPY)."""
     schema, root = SCHEMA.resolve(), root.resolve()
-    if schema.is_relative_to(root):
-        return os.path.relpath(schema, folder.resolve())
-    return published(f"schemas/{SCHEMA.name}")
+    return os.path.relpath(schema if schema.is_relative_to(root) else root / SCHEMA_COPY, folder.resolve())
+
+
+def _schema_copy(root: Path) -> list[Path]:
+    """In a folder of ports that does not hold the harness, the schema's copy and a ``.taplo.toml``
+    naming it, each where it is not there yet (a copy kept by hand, or by an earlier port, is kept);
+    the files made."""
+    if SCHEMA.resolve().is_relative_to(root.resolve()):
+        return []
+    made = []
+    for path, text in ((root / SCHEMA_COPY, SCHEMA.read_text(encoding="utf-8")), (root / ".taplo.toml", TAPLO_TEXT)):
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            made.append(path)
+    return made
 
 
 def _toml(words: list[str]) -> str:

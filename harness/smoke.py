@@ -65,7 +65,7 @@ def probes(ports: list[Port], settings: Settings, gate: Gate) -> Iterator[Callab
                 yield functools.partial(found, "every probe", skipped=port.manifest_error or (missing and missing[1]))
                 continue
             refused = functools.partial(_refused, gate, port, method, settings)
-            if program.query is None and program.takes_n:
+            if program.query is None and program.takes_decimal_n:
                 yield from (_probe(found, f"n = {spelling!r}", refused, (method, spelling)) for spelling in MALFORMED)
             if program.query is None and program.takes_method:
                 yield _probe(found, f"method {UNKNOWN_METHOD!r}", refused, (UNKNOWN_METHOD, str(program.min_n)))
@@ -90,13 +90,15 @@ def smoke(ports: list[Port], settings: Settings, gate: Gate) -> list[Finding]:
 def _refused(gate: Gate, port: Port, method: str, settings: Settings, spelled: tuple[str, str] | None, n: int | None = None) -> str | None:
     """What the program did instead of refusing: ``spelled`` (the method and n as it is given them),
     or ``n`` for a query. A refusal prints nothing, says why on standard error, and exits with 2; a
-    query ends in an error."""
+    query ends in an error. A program whose moves are read from standard error (``output.stream``)
+    says why where its moves would be, so only its exit is held to the contract."""
     program = port.program(method)
     try:
         head, finish = gate.start(port, method, program.min_n if n is None else n, settings, spelled=spelled).head(HEAD_BYTES)
     except CellError as error:  # it could not be started, or what runs it stopped answering
         return f"{error}"
-    if head:
+    words_with_moves = program.output.stream != "stdout"
+    if head and not words_with_moves:
         first = head.split(b"\n", 1)[0].decode("utf-8", "replace")[:80]
         return f"printed {first!r}, where a refusal prints nothing"
     if finish.timed_out:
@@ -106,7 +108,7 @@ def _refused(gate: Gate, port: Port, method: str, settings: Settings, spelled: t
     if finish.exit_code != USAGE_EXIT:
         ended = describe_exit(finish.exit_code) if finish.exit_code is not None else finish.failure or "ended"
         return f"{ended}, where a refusal exits with {USAGE_EXIT}"
-    if finish.evidence == EMPTY_STDERR:
+    if finish.evidence == EMPTY_STDERR and not words_with_moves:
         return "said nothing on standard error, where a refusal says how it is used"
     return None
 

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NoReturn
 
 from harness.errors import Violation
 from harness.model import PEGS, Move, Rules, Transfer
 
+CANONICAL = tuple(str(peg) for peg in range(PEGS))
+"""The pegs' canonical names, 0, 1 and 2: a port that names its pegs so needs no number beside them."""
 
-def describe(move: Move) -> str:
-    """``disc 1 from peg 0 to peg 2``, as messages name a move."""
+
+def peg_name(peg: int, names: Sequence[str] = CANONICAL) -> str:
+    """``peg left (0)``, as messages name a peg: by the port's own name (the manifest's ``pegs``),
+    with the canonical number beside it where the two differ; ``peg 0`` where they do not."""
+    name = names[peg]
+    return f"peg {name}" if name == str(peg) else f"peg {name} ({peg})"
+
+
+def describe(move: Move, names: Sequence[str] = CANONICAL) -> str:
+    """``disc 1 from peg 0 to peg 2``, as messages name a move, its pegs by the port's ``names``."""
     disk = "a disc" if move.disk is None else f"disc {move.disk}"
-    return f"{disk} from peg {move.src} to peg {move.dst}"
+    return f"{disk} from {peg_name(move.src, names)} to {peg_name(move.dst, names)}"
 
 
 class Board:
-    """Three pegs with discs 1..n on peg 0, 1 the smallest, that accept only legal moves."""
+    """Three pegs with discs 1..n on peg 0, 1 the smallest, that accept only legal moves; its
+    messages name the pegs by the port's ``names``."""
 
-    def __init__(self, n: int, rules: Rules) -> None:
+    def __init__(self, n: int, rules: Rules, names: Sequence[str] = CANONICAL) -> None:
         self.n = n
         self.rules = rules
+        self.names = tuple(names)
         self.limit = rules.optimal_count(n)
         self.pegs: list[list[int]] = [list(range(n, 0, -1))] + [[] for _ in range(PEGS - 1)]
         self.count = 0
@@ -33,13 +46,15 @@ class Board:
             self._break(move, "source and target are the same peg")
         direction = self.rules.direction
         if direction is not None and move.dst != (move.src + direction) % PEGS:
-            self._break(move, f"a disc may only go from peg p to peg (p + {direction}) mod {PEGS}")
+            ways = ", ".join(f"{self.names[peg]} → {self.names[(peg + direction) % PEGS]}" for peg in range(PEGS))
+            rule = f"a disc may only go from peg p to peg (p + {direction}) mod {PEGS}"
+            self._break(move, rule if self.names == CANONICAL else f"{rule}: {ways}")
         source, target = self.pegs[move.src], self.pegs[move.dst]
         if not source:
-            self._break(move, f"peg {move.src} is empty")
+            self._break(move, f"{peg_name(move.src, self.names)} is empty")
         disk = source[-1]
         if move.disk is not None and move.disk != disk:
-            self._break(move, f"the top of peg {move.src} is disc {disk}, not disc {move.disk}")
+            self._break(move, f"the top of {peg_name(move.src, self.names)} is disc {disk}, not disc {move.disk}")
         if target and target[-1] < disk:
             self._break(move, f"puts disc {disk} on smaller disc {target[-1]}")
         target.append(source.pop())
@@ -55,7 +70,7 @@ class Board:
         self.count += moves
 
     def _break(self, move: Move, rule: str) -> NoReturn:
-        raise Violation(f"move {self.count} ({describe(move)}): {rule}")
+        raise Violation(f"move {self.count} ({describe(move, self.names)}): {rule}")
 
     def finish(self, top_first: bool = False) -> None:
         """Check the run ended solved: every disc on the target peg. With no move past the optimal
@@ -63,9 +78,9 @@ class Board:
         lists each peg's discs top first where the port printed them so, else bottom first."""
         if len(self.pegs[self.rules.target]) != self.n:
             raise Violation(
-                f"after {self.count} moves the discs are not all on peg {self.rules.target}: {self.layout(top_first)}"
+                f"after {self.count} moves the discs are not all on {peg_name(self.rules.target, self.names)}: {self.layout(top_first)}"
             )
 
     def layout(self, top_first: bool = False) -> str:
         """The pegs' discs, bottom first (or top first), for a message."""
-        return "; ".join(f"peg {index}: {peg[::-1] if top_first else peg}" for index, peg in enumerate(self.pegs))
+        return "; ".join(f"{peg_name(index, self.names)}: {peg[::-1] if top_first else peg}" for index, peg in enumerate(self.pegs))

@@ -29,8 +29,8 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from harness.images import LOCAL_BASE
 from harness.patience import Patience
+from harness.runners.images import LOCAL_BASE
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRE = "HANOI_REQUIRE_DOCKER"

@@ -24,14 +24,14 @@ import time
 
 import click
 
-from harness.cli import bench, check, compare, doctor, gallery, list_ports, merge, new_language, run, show, smoke, transcripts
+from harness.cli import bench, check, compare, completion, doctor, gallery, list_ports, merge, new_language, run, schema, show, smoke, transcripts
 from harness.cli.group import Terminated, cli
 from harness.cli.publish import WRITING
 from harness.errors import ExitCode
 from harness.model import visible
 from harness.runners.base import WAITS
 
-COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, gallery, new_language, smoke)
+COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, check, gallery, new_language, smoke, completion, schema)
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 
@@ -126,6 +126,8 @@ def invoke(args: list[str] | None = None, prog_name: str | None = None) -> int:
         number = cause.number if isinstance(cause, Terminated) else signal.SIGINT
         click.echo(f"harness: {_stopped_by(number)}", err=True)
         return ExitCode.SIGNALLED + number
-    except SystemExit:  # click's own end where what reads standard output has gone (EPIPE: | head -2), the streams quieted
-        return ExitCode.SIGNALLED + signal.SIGPIPE
+    except SystemExit as ended:
+        # click's own ends: a completion answered for the shell (0), or what reads standard output
+        # has gone (EPIPE: | head -2), the streams quieted
+        return ExitCode.PASSED if ended.code == 0 else ExitCode.SIGNALLED + signal.SIGPIPE
     return code

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from harness.cli.group import EXIT_CODES, PROJECT_ROOT, cli
-from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, ReportFile, chosen, options, settings_from
-from harness.cli.publish import Outputs, write_file
-from harness.cli.session import Session, port_versions, progress_bar, terminal
+from harness.cli.console import progress_bar, terminal
+from harness.cli.group import cli, examples
+from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, Outputs, ReportFile, chosen, options
+from harness.cli.publish import write_file
+from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
 from harness.extras import require
 from harness.model import visible
 from harness.report import WRITERS, writing
+from harness.run import HARNESS_CHECKOUT, RunOptions
 
 
-@cli.command(name="bench", epilog=EXIT_CODES)
+@cli.command(name="bench", epilog=examples("harness bench -n 16,20 --lang c,rust --method binary", "harness bench --repeat 3 --plot bench.svg"))
 @click.option(
     "-n", "--n", "ns", type=DiscCounts(),
     help=f"Discs, for every method: 5, 1-10 or 3,8,12 (0 to {MAX_DISCS}; default: each classic method at 0 and 20, the cyclic at 0 and 12).",
@@ -25,7 +25,8 @@ from harness.report import WRITERS, writing
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=5, show_default=True, help="Timed runs of each cell, after one warm-up.")
 @click.option("--plot", "plot_file", type=ReportFile(), help="Draw each port's time at its largest n, a panel a method, to this .svg.")
 @click.pass_obj
-def bench_command(session: Session, /, repeat: int, plot_file: str | None, **given: Any) -> int:
+@parsed
+def bench_command(session: Session, /, repeat: int, plot_file: str | None, options: RunOptions, outputs: Outputs) -> int:
     """Time each port: wall and CPU seconds, peak memory and moves per second, port alone, after it
     passes at n=5 and its output verifies at the n timed (else it is listed as failed, not timed),
     run as --isolation says; the harness's own reading speed on the same output; and harness compare
@@ -38,19 +39,18 @@ def bench_command(session: Session, /, repeat: int, plot_file: str | None, **giv
 
     if plot_file and not plot_file.lower().endswith(".svg"):
         raise click.BadParameter("the plot is an .svg file", param_hint="'--plot'")
-    settings = settings_from(session.ports, {**given, "ns": given["ns"] or ()})  # bench runs each method at its own n: the plan's
+    settings = options.settings  # with no --n, no n: bench runs each method at its own (the plan's)
     ports = chosen(session.ports, settings)
-    ns = plan(settings.methods, given["ns"])
-    files = Outputs.given(given).files
+    ns = plan(settings.methods, settings.ns)
+    files = outputs.files
     piped = "-" in files.values()
-    about = {**machine(), "commit": commit(PROJECT_ROOT), "isolation": settings.isolation}  # before the run: the commit the figures come from
-    with session.gate(settings, given["dsn"], ports) as gate, progress_bar() as progress:
+    about = {**machine(), "commit": commit(HARNESS_CHECKOUT), "isolation": settings.isolation}  # before the run: the commit the figures come from
+    with session.gate(options, ports) as gate, progress_bar() as progress:
         task = progress.add_task("bench", total=len(ports) * sum(map(len, ns.values())))
-        cells = bench(
-            ports, settings, ns, repeat, gate, session.root, given["dsn"],
+        cells, versions = bench(
+            ports, options, ns, repeat, gate, session.root,
             on_done=lambda cell: progress.update(task, advance=1, description=visible(f"{cell.port}/{cell.method} n={cell.n}")),
         )
-        versions = port_versions(ports, gate)
     figures = bench_to_json(cells, about, versions, repeat)
     render_bench(terminal(stderr=piped), cells, figures)
     written = True

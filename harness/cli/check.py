@@ -7,21 +7,22 @@ from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
+from harness.cli.group import cli, examples
 from harness.cli.session import Session
 from harness.errors import ExitCode
 from harness.model import visible
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness check", "harness check python perl/language.toml"))
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
 @click.pass_obj
 def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
     reads them, without running, building or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
-    Each broken manifest is one line, FILE:LINE: why. Exit 0 when all are sound, 1 otherwise."""
-    from harness.discover import MANIFEST, load_port
+    Every fault of every manifest is named in one run, one a line, FILE:LINE: why.
+    Exit 0 when all are sound, 1 otherwise."""
+    from harness.discover import MANIFEST, load_port, schema_line_fault
 
     given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
@@ -32,9 +33,9 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [port.manifest_error for port in map(load_port, manifests) if port.manifest_error]
-    for problem in broken:
-        click.echo(visible(problem))
+    broken = [faults for manifest in manifests if (faults := (*load_port(manifest).manifest_faults, *filter(None, [schema_line_fault(manifest)])))]
+    for fault in (fault for faults in broken for fault in faults):
+        click.echo(visible(fault))
     count = len(manifests)
     click.echo(f"{count - len(broken)} of {count} manifest{'s' * (count != 1)} sound" + (f", {len(broken)} broken" if broken else ""), err=bool(broken))
     return ExitCode.of(not broken)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import chosen, options, settings_from
-from harness.cli.session import Session, tmpdir_problem
+from harness.cli.group import cli, examples
+from harness.cli.options import chosen, options
+from harness.cli.session import Session, parsed, tmpdir_problem
 from harness.errors import DoctorError, ExitCode
 from harness.model import visible
+from harness.run import RunOptions
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness doctor", "harness doctor --install --lang prolog"))
 @options("port")
 @click.option("--install", "install_missing", is_flag=True, help="Install what is missing, where this machine can (apt-get as root or with sudo, or brew).")
 @click.pass_obj
-def doctor(session: Session, /, install_missing: bool, **given: Any) -> int:
+@parsed
+def doctor(session: Session, /, install_missing: bool, options: RunOptions) -> int:
     """Say what each port needs, what is missing here and how to get it, as the manifests' [[requires]] say;
     with --install, install only what is missing (nothing for a port whose interpreter is on PATH),
     and, where the sandbox works here, a system copy of what is on PATH only where the sandbox does
@@ -27,7 +27,7 @@ def doctor(session: Session, /, install_missing: bool, **given: Any) -> int:
     from harness.doctor import install, needs
     from harness.runners.modes.sandbox import hidden, sandbox_problem, sandbox_user
 
-    ports = chosen(session.ports, settings_from(session.ports, given))
+    ports = chosen(session.ports, options.settings)
     problem = tmpdir_problem() or sandbox_problem()
     found = needs(ports)
     wanted = [need.requirement for need in found if not need.found or (problem is None and hidden(need.requirement))]

@@ -14,8 +14,6 @@ from harness import __version__
 from harness.cli.session import Session
 from harness.errors import ExitCode, HarnessError
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-"""The harness's own checkout, whose commit a report names; the ports may be anywhere."""
 ROOT_VARIABLE = "HANOI_ROOT"
 
 
@@ -34,8 +32,17 @@ def signal_name(stopped: KeyboardInterrupt) -> str:
 
 EXIT_CODES = """Exit codes, the same for every command: 0 when every cell that ran passed and the ports agree
 (a skipped cell is no failure unless --strict); 1 when a cell failed or errored, the ports disagree,
-a manifest is broken, a report could not be written or a merge lacks a report of part of its run;
-2 for a usage error; 128 + the signal's number when stopped by one (130 for Ctrl-C, 143 for SIGTERM)."""
+a manifest is broken, a report could not be written, the system is not Linux (for a command that
+runs ports) or a merge lacks a report of part of its run; 2 for a usage error; 128 + the signal's
+number when stopped by one (130 for Ctrl-C, 143 for SIGTERM, 141 for a closed pipe)."""
+
+
+
+
+def examples(*lines: str) -> str:
+    """A command's epilog: a few real examples, each one line as typed, kept as they are by click's
+    wrapping (``\\b``), then the exit codes."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines) + "\n\n" + EXIT_CODES
 
 
 class Command(click.Command):
@@ -76,7 +83,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
     become_subreaper()
     found = find_root(root)
-    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check")
+    needs_ports = ctx.invoked_subcommand not in ("new-language", "merge", "check", "completion", "schema")
     if found is None and needs_ports:
         raise click.UsageError(
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"

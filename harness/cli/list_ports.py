@@ -4,16 +4,18 @@ PATH; it runs a port's version commands, or starts a server, only when --verbose
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import Session, pretty_on, say, terminal, write
+from harness.cli.console import pretty_on, say, terminal, write
+from harness.cli.group import cli, examples
+from harness.cli.options import DATABASE, ISOLATION, Outputs, chosen, options
+from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
 from harness.gate import NOT_ASKED
 from harness.model import visible
+from harness.run import RunOptions
 from harness.runners.postgres import SERVERS
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from harness.report import Listing
 
 
-@cli.command(name="list", epilog=EXIT_CODES)
+@cli.command(name="list", epilog=examples("harness list", "harness list --verbose --lang python,bash", "harness list --format markdown"))
 @options("port", "strict", "listing_format", *DATABASE, *ISOLATION)
 @click.option(
     "--verbose", "-v", is_flag=True,
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
     ),
 )
 @click.pass_obj
-def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
+@parsed
+def list_ports(session: Session, /, verbose: bool, options: RunOptions, outputs: Outputs) -> int:
     """Show each port, its methods, and whether its interpreter is here; with --verbose, its version,
     asked by the port's version command in the run's walls (--isolation), as compare asks it (for the
     SQL port, the PostgreSQL server it runs on; in containers, the port's image's). Without, no
@@ -39,11 +42,11 @@ def list_ports(session: Session, /, verbose: bool, **given: Any) -> int:
     table of ports, from the manifests alone."""
     from harness.report import WRITERS, Listing, versions_said
 
-    settings = settings_from(session.ports, given)
+    settings = options.settings
     ports = chosen(session.ports, settings)
-    form: str = given["form"] or ("pretty" if pretty_on(sys.stdout) else "plain")
+    form: str = outputs.form or ("pretty" if pretty_on(sys.stdout) else "plain")
     missing = {}
-    with session.gate(settings, given["dsn"], ports) as gate:
+    with session.gate(options, ports) as gate:
         # Markdown is the manifests alone; the rest ask versions, running a version command or
         # starting a server only for --verbose.
         answers = {} if form == "markdown" else gate.versions(ports, start=verbose)

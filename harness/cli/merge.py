@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import REPORTS, options
-from harness.cli.publish import Outputs, publish
-from harness.cli.session import Session, read_report_file
+from harness.cli.group import cli, examples
+from harness.cli.options import REPORTS, Outputs, options
+from harness.cli.publish import publish
+from harness.cli.session import Session, parsed
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples(
+    "harness merge shard-1.json shard-2.json --json report.json",
+    "harness merge --expect plan --html report.html shard-1.json shard-2.json",
+))
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--mixed", is_flag=True, help="Merge reports from different commits or harness versions too.")
 @click.option(
@@ -21,15 +24,17 @@ from harness.cli.session import Session, read_report_file
 )
 @options(*REPORTS)
 @click.pass_obj
-def merge(session: Session, /, reports: tuple[str, ...], mixed: bool, expect: str, **given: Any) -> int:
+@parsed
+def merge(session: Session, /, reports: tuple[str, ...], mixed: bool, expect: str, outputs: Outputs) -> int:
     """Merge the JSON reports of several runs (such as the shards of one, on several machines) and
     decide from their digests whether all the ports agree, as compare does for one run. Each report
     records the run it is part of: a port, a shard or a cell of it that no report holds fails the merge,
     named."""
+    from harness.report.json import read_report
     from harness.report.merge import merge_reports
 
     if expect == "checkout" and not session.ports:
         raise click.UsageError(f"no ports under {session.root} to expect: give --root, or --expect plan to expect only what the reports planned")
     expected = tuple(port.name for port in session.ports) if expect == "checkout" else ()
-    merged = merge_reports([(path, read_report_file(path)) for path in reports], mixed, expected)
-    return publish(merged, Outputs.given(given))
+    merged = merge_reports([(path, read_report(Path(path))) for path in reports], mixed, expected)
+    return publish(merged, outputs)

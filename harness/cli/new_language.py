@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from harness.cli.group import cli
+from harness.cli.group import cli, examples
 from harness.cli.session import Session
 from harness.errors import ExitCode
 
 
-@cli.command(name="new-language")
+@cli.command(name="new-language", epilog=examples("harness new-language awk", "harness new-language zig --build --comment //"))
 @click.argument("name")
 @click.option("--interpreter", help="The command that runs the program (default: NAME); with --build, the compiler.")
 @click.option("--program", help="The program's file name (default: hanoi.NAME).")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +17,7 @@ from harness.limits import DEFAULT_LIMITS, DEFAULT_PROCESSES, Limits, parse_size
 from harness.model import METHODS, Shard
 from harness.port import MOST_DISCS
 from harness.report import WRITERS, writing
+from harness.run import RunOptions
 from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
 from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
@@ -232,8 +235,14 @@ def choose(value: str | None, known: list[str], what: str, hint: str) -> list[st
     unknown = [name for name in chosen if name not in known]
     if unknown or not chosen:
         unknown_text = ", ".join(map(repr, unknown)) or repr(value)
-        raise click.BadParameter(f"unknown {what} {unknown_text}; known: {', '.join(known)}", param_hint=hint)
+        raise click.BadParameter(f"unknown {what} {unknown_text}{_suggested(unknown, known)}; known: {', '.join(known)}", param_hint=hint)
     return chosen
+
+
+def _suggested(unknown: list[str], known: list[str]) -> str:
+    """Did you mean …? for names mistyped, as click says it for a mistyped option (difflib's close matches)."""
+    close = list(dict.fromkeys(match for name in unknown for match in difflib.get_close_matches(name, known, n=1)))
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
@@ -242,7 +251,7 @@ def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
     names = choose(given.get("port_names"), [port.name for port in ports], "port", "'--port'")
     isolation = given.get("isolation", DEFAULT_MODE)
     return Settings(
-        ns=tuple(given.get("ns", ())),
+        ns=tuple(given.get("ns") or ()),
         ports=tuple(port.name for port in ports if port.name in names),
         methods=tuple(choose(given.get("method_names"), list(METHODS), "method", "'--method'")),
         jobs=given.get("jobs", 1),
@@ -257,6 +266,26 @@ def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
         build_timeout=given.get("build_timeout"),
         unsafe_superuser_sql=given.get("unsafe_superuser_sql", False),
     )
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where a report goes: the form of standard output (the table, pretty or plain, or a writer's
+    name; None: pretty on a terminal, else plain) and, by writer, the file each is written to (``-``:
+    standard output)."""
+
+    form: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def given(cls, given: dict[str, Any]) -> Outputs:
+        """The outputs a command's options name (``--json FILE`` is ``json_file``, and so on)."""
+        return cls(given.get("form"), {name: path for name in WRITERS if (path := given.get(f"{name}_file"))})
+
+
+def run_options(ports: list[Port], given: dict[str, Any]) -> RunOptions:
+    """A run's options from a command's (:func:`settings_from`), and the DSN of its server, if one is named."""
+    return RunOptions(settings_from(ports, given), given.get("dsn"))
 
 
 def chosen(ports: list[Port], settings: Settings) -> list[Port]:

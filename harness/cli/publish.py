@@ -11,31 +11,35 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from harness.cli.session import pretty_on, terminal, write
+from harness.cli.console import pretty_on, terminal, write
 from harness.errors import ExitCode
 from harness.report import WRITERS
 from harness.settings import SCREENS
 
 if TYPE_CHECKING:
+    from harness.cli.options import Outputs
     from harness.report import Report
     from harness.settings import Screen
 
 
 def write_file(path: str, content: str | Callable[[BinaryIO], object], what: str) -> bool:
     """Write a report (its text, or what writes it to a file), or say in one line why it could not
-    be written, naming the file. A file is written whole or not at all (:func:`replace_whole`)."""
+    be written, naming the file. A file is written whole or not at all (:func:`replace_whole`). A pipe
+    whose reader has gone (``--format json | head -2``) is no failure to write: it ends the harness
+    as it ends any program of a pipeline, quietly (BrokenPipeError, which main makes 141)."""
     try:
         if path == "-" and isinstance(content, str):  # a plot, which is no text, never goes there (--plot)
             sys.stdout.write(content)
             sys.stdout.flush()
         else:
             replace_whole(Path(path), content if callable(content) else lambda handle: handle.write(content.encode("utf-8")))
+    except BrokenPipeError:
+        raise
     except OSError as error:
         return unwritten(what, "standard output" if path == "-" else path, error)
     return True
@@ -106,21 +110,6 @@ def _name(descriptor: int, path: Path) -> Path:
 WRITING = threading.Lock()
 """Held while a report is shown and written: a stopped run that gives up on its cleanup lets the
 writing end first (``harness.cli``'s give-up)."""
-
-
-@dataclass(frozen=True)
-class Outputs:
-    """Where a report goes: the form of standard output (the table, pretty or plain, or a writer's
-    name; None: pretty on a terminal, else plain) and, by writer, the file each is written to (``-``:
-    standard output)."""
-
-    form: str | None = None
-    files: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def given(cls, given: dict[str, Any]) -> Outputs:
-        """The outputs a command's options name (``--json FILE`` is ``json_file``, and so on)."""
-        return cls(given.get("form"), {name: path for name in WRITERS if (path := given.get(f"{name}_file"))})
 
 
 def publish(report: Report, outputs: Outputs) -> int:

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DATABASE, ISOLATION, chosen, options, settings_from
-from harness.cli.session import Session, say
+from harness.cli.console import say
+from harness.cli.group import cli, examples
+from harness.cli.options import DATABASE, ISOLATION, chosen, options
+from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
+from harness.run import RunOptions
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness smoke --lang python,bash", "harness smoke --isolation sandbox"))
 @options("port", "method", "jobs", "timeout", "build_timeout", "strict", *DATABASE, *ISOLATION)
 @click.pass_obj
-def smoke(session: Session, /, **given: Any) -> int:
+@parsed
+def smoke(session: Session, /, options: RunOptions) -> int:
     """Probe each port's contract (docs/SPEC.md, The program) before trusting its compare: n spelled
     any way but ASCII decimal digits (+3, 3.0, 1e1, 0x3, ...), an unknown method and max_n + 1 are
     refused with a usage message and exit code 2, printing nothing; n = 0 passes; the first moves at
@@ -28,9 +29,9 @@ def smoke(session: Session, /, **given: Any) -> int:
       harness smoke --isolation sandbox --jobs 4"""
     from harness.smoke import smoke as run_probes
 
-    settings = settings_from(session.ports, given)
+    settings = options.settings
     ports = chosen(session.ports, settings)
-    with session.gate(settings, given["dsn"], ports) as gate:
+    with session.gate(options, ports) as gate:
         findings = run_probes(ports, settings, gate)
     for finding in findings:
         if finding.problem or finding.skipped:

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from harness.cli.group import EXIT_CODES, cli
-from harness.cli.options import DATABASE, choose, options, settings_from
-from harness.cli.session import Session, terminal
+from harness.cli.console import terminal
+from harness.cli.group import cli, examples
+from harness.cli.options import DATABASE, choose, options
+from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
 from harness.extras import require
 from harness.model import Outcome
+from harness.run import RunOptions
 
 
-@cli.command(epilog=EXIT_CODES)
+@cli.command(epilog=examples("harness transcripts"))
 @click.argument("names", nargs=-1)
 @options(*DATABASE)
 @click.pass_obj
-def transcripts(session: Session, /, names: tuple[str, ...], **given: Any) -> int:
+@parsed
+def transcripts(session: Session, /, names: tuple[str, ...], options: RunOptions) -> int:
     """Replay the documents' interactive sessions (docs/transcripts/*.toml) in a real swipl, psql or
     python3 -i, and check that every answer is still the one recorded."""
     require("harness transcripts", "transcripts", "postgres")
@@ -27,7 +28,7 @@ def transcripts(session: Session, /, names: tuple[str, ...], **given: Any) -> in
 
     found = discover_transcripts(session.root)
     chosen = choose(",".join(names) if names else None, [t.name for t in found], "transcript", "'NAMES'")
-    with session.gate(settings_from(session.ports, given), given["dsn"]) as gate:
+    with session.gate(options) as gate:
         replays = [(t, replay(t, session.root, gate.database, session.ports)) for t in found if t.name in chosen]
     render_transcripts(terminal(), replays)
     return ExitCode.of(all(result.outcome in (Outcome.PASS, Outcome.SKIPPED) for _, results in replays for result in results))

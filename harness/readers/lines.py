@@ -4,11 +4,12 @@ manifest's patterns and peg names."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from typing import TYPE_CHECKING
 
-from harness.expect import LineWording, Plan, Wording
-from harness.model import Move
-from harness.normalise import Clock, disc_number, peg_number
+from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording, built
+from harness.model import Move, Piece, Transfer
+from harness.normalise import Clock, disc_named, disc_number, peg_number
 from harness.patterns import literal
 from harness.readers import Output
 
@@ -26,6 +27,7 @@ class LineReader:
         """``n`` is not needed: a line says all of its move."""
         self._output, self._clock = output, Clock(deadline)
         self._pegs = {name: index for index, name in enumerate(output.pegs)}
+        self._discs = {name: disc for disc, name in enumerate(output.discs, 1)}
 
     def read(self, line: str) -> list[Move]:
         """The moves a line holds: one, or one a piece where the manifest splits lines."""
@@ -44,7 +46,76 @@ class LineReader:
 
     def _move(self, match: re.Match[str]) -> Move:
         disk = match["disk"] if "disk" in match.re.groupindex else None
-        return Move(None if disk is None else disc_number(disk), peg_number(self._pegs, match["src"]), peg_number(self._pegs, match["dst"]))
+        number = None if disk is None else disc_named(self._discs, disk) if self._discs else disc_number(disk)
+        return Move(number, peg_number(self._pegs, match["src"]), peg_number(self._pegs, match["dst"]))
+
+
+class LineWording:
+    """How a port that prints moves as lines, or as pieces of lines cut at a ``separator``, writes
+    each move, learnt from the lines or pieces it printed that read as exactly that move, and the
+    bytes it must therefore print for a whole piece of the solution."""
+
+    def __init__(self, plan: Plan, separator: bytes | None = None, ignored: Set[bytes] = frozenset()) -> None:
+        self._plan = plan
+        self.separator = separator
+        self._ignored = ignored
+        """Whole lines the manifest ignores: a piece that is one is never a move's own bytes."""
+        self.lines = 0 if separator else 1
+        """Lines a move takes: one, or, with a separator, none (a piece of a line, which goes on)."""
+        self._units: dict[Move, bytes] = {}
+        self._texts: dict[Transfer, bytes] = {}
+        self._longest = 1
+
+    def units(self, raw: bytes, moves: int, cut: bool) -> list[bytes | None] | None:
+        """Each move's own bytes in ``raw``, a line or, ``cut`` at a separator, a part of one, that
+        read as ``moves`` moves: a line and its line ending, or a piece and the separator after it
+        (not the last piece of a line, which a line ending follows, nor one that alone would be a
+        line ignored). None where they cannot be told apart: pieces the reader skipped, or bytes
+        that are not the text it read."""
+        if self.separator is None:
+            return [raw + b"\n"] if moves == 1 else None
+        pieces = raw.split(self.separator)
+        if len(pieces) != moves or raw.endswith(b"\r") or not _utf8(raw):
+            return None
+        units: list[bytes | None] = [None if piece in self._ignored else piece + self.separator for piece in pieces]
+        if not cut:
+            units[-1] = None
+        return units
+
+    def learn(self, move: Move, unit: bytes, pegs: Pegs) -> None:
+        """``unit`` was read as ``move``, wherever the discs lie (``pegs``: a move's line does not show
+        them). The latest way seen is kept: a port may write a move another way at first (the first
+        piece of a line that opens a printed list), and the stretches built from the old way are
+        built anew."""
+        if self._units.get(move) != unit:
+            self._units[move] = unit
+            self._texts.clear()
+            self._longest = max(self._longest, len(unit))
+
+    def fits(self, moves: int) -> bool:
+        """Whether a stretch of this many moves is small enough to be compared whole."""
+        return moves * self._longest <= STRETCH_BYTES
+
+    def text(self, piece: Piece, pegs: Pegs) -> bytes | None:
+        """The bytes the port prints for ``piece`` (whatever the board, ``pegs``), or None while some
+        move of it has not been seen. Where they are the canonical text itself (a port that prints
+        ``DISK SRC DST``), that one copy is kept."""
+        if isinstance(piece, Move):
+            return self._units.get(piece)
+        if piece in self._texts:
+            return self._texts[piece]
+        text = built(self._plan.rules, piece, self._texts, self._units.get)
+        if text is not None and text == (canonical := self._plan.canonical(piece)):
+            self._texts[piece] = text = canonical
+        return text
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def wording(output: Output, plan: Plan) -> Wording | None:

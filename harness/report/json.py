@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ReportError, first_line
-from harness.model import METHODS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
+from harness.model import METHODS, PEGS, Cell, Move, Outcome, Parting, Reason, Rerun, Shard, shorten
 from harness.port import Source
 from harness.report import Listing, PortInfo, Report
 from harness.settings import RunPlan
@@ -146,16 +146,20 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
         "diff": list(cell.diff),
         "parting": None if cell.parting is None else {"at": cell.parting.at, "printed": [list(move) for move in cell.parting.printed]},
         "rerun": None if cell.rerun is None else {"command": cell.rerun.command, "program": cell.rerun.program, "build": list(cell.rerun.build)},
+        "pegs": None if cell.pegs is None else list(cell.pegs),
     }
 
 
 def read_report(path: Path) -> Report:
-    """The report in the file ``path``, read in bounded memory and time: refused, by a
-    :class:`ReportError` that names it and says why, if it is larger than MAX_REPORT_BYTES (before
-    it is read), not JSON, nested past MAX_NESTING, or not a report as report.schema.json describes
-    it; its details and diffs cut to DETAIL_CHARS and DIFF_LINES."""
-    with path.open("rb") as source:
-        text = source.read(MAX_REPORT_BYTES + 1) if os.fstat(source.fileno()).st_size <= MAX_REPORT_BYTES else None
+    """The report in the file ``path`` (given to merge or gallery), read in bounded memory and time:
+    refused, by a :class:`ReportError` that names it and says why, if it cannot be read, is larger
+    than MAX_REPORT_BYTES (before it is read), not JSON, nested past MAX_NESTING, or not a report as
+    report.schema.json describes it; its details and diffs cut to DETAIL_CHARS and DIFF_LINES."""
+    try:
+        with path.open("rb") as source:
+            text = source.read(MAX_REPORT_BYTES + 1) if os.fstat(source.fileno()).st_size <= MAX_REPORT_BYTES else None
+    except OSError as error:
+        raise ReportError(f"cannot read {path}: {error.strerror or error}") from None
     if text is None or len(text) > MAX_REPORT_BYTES:  # a file that says it is larger, or a device that gives more
         raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, the most a report may be; it was not read")
     try:
@@ -246,8 +250,17 @@ def _cell_from_json(entry: dict[str, Any]) -> Cell:
         entry["port"], entry["method"], int(entry["n"]), Outcome(entry["outcome"]), moves=int(entry["moves"]),
         digest=entry["digest"], seconds=float(entry["seconds"]), detail=_cut(entry["detail"]), diff=diff,
         reason=Reason(entry["reason"]) if entry["reason"] else None, parting=_parting_from_json(entry["parting"]),
-        rerun=_rerun_from_json(entry.get("rerun")),
+        rerun=_rerun_from_json(entry.get("rerun")), pegs=_pegs_from_json(entry.get("pegs")),
     )
+
+
+def _pegs_from_json(entry: object) -> tuple[str, ...] | None:
+    """A cell's peg names: three strings, or None (absent from reports written before cells carried them)."""
+    if entry is None:
+        return None
+    if not isinstance(entry, list) or len(entry) != PEGS or not all(isinstance(name, str) for name in entry):
+        raise ValueError("a cell's pegs are three names")
+    return tuple(_cut(name) for name in entry)
 
 
 def _rerun_from_json(entry: dict[str, Any] | None) -> Rerun | None:

@@ -27,12 +27,14 @@ import time
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
+from harness.readers import Stream
 from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20
@@ -251,7 +253,11 @@ class StderrKeeper:
     it writes: the first lines name the error in some languages, the last in most. Fed blocks as they
     come, by :meth:`feed` or by a thread reading a stream (:meth:`reading`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "stderr") -> None:
+        """``name``: the stream it keeps, as the evidence names it (``stdout``, where the moves are on standard error)."""
+        self.name = name
+        self.lines = 0
+        """How many lines the stream held, a last one without its line ending included."""
         self._head: list[bytes] = []
         self._tail: list[bytes] = []
         self._partial = b""
@@ -260,9 +266,9 @@ class StderrKeeper:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def reading(cls, stream: IO[bytes]) -> StderrKeeper:
+    def reading(cls, stream: IO[bytes], name: str = "stderr") -> StderrKeeper:
         """A keeper fed by a thread of its own from ``stream`` until it closes."""
-        keeper = cls()
+        keeper = cls(name)
         keeper._thread = threading.Thread(target=keeper._read, args=(stream.fileno(),), daemon=True)
         keeper._thread.start()
         return keeper
@@ -282,6 +288,7 @@ class StderrKeeper:
         self._partial_bytes += len(rest)
 
     def _line(self, kept: bytes, length: int) -> None:
+        self.lines += 1
         line = kept[:STDERR_LINE_BYTES] + (f"… ({length - STDERR_LINE_BYTES:,} more bytes)".encode() if length > STDERR_LINE_BYTES else b"")
         if len(self._head) < STDERR_HEAD_LINES:
             self._head.append(line)
@@ -309,17 +316,24 @@ class StderrKeeper:
 
 
 def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None, usage: Usage) -> Finish:
-    """How a program's run ended, from its exit code and what the runner saw."""
+    """How a program's run ended, from its exit code and what the runner saw; ``stderr`` keeps the
+    stream its moves are not read from (standard error, unless they are read there)."""
     tail = stderr.text()
+    empty = EMPTY_STDERR if stderr.name == "stderr" else f"{stderr.name} was empty" * bool(stderr.name)
     return Finish(
         failure=describe_exit(returncode) if returncode else None,
         timed_out=timed_out,
         stopped=stopped,
-        evidence=f"stderr:\n{tail}" if tail else EMPTY_STDERR,
+        evidence=f"{stderr.name}:\n{tail}" if tail else empty,
         limit=limit,
         usage=usage,
         exit_code=returncode,
+        unread_lines=stderr.lines,
     )
+
+
+KEPT = {"stdout": "stderr", "stderr": "stdout", "both": ""}
+"""The stream kept as evidence, by the stream the moves are read from: with both read, none is left."""
 
 
 class Processes:
@@ -351,11 +365,15 @@ class Streams:
     a server's) could not reopen its own output by name (``/dev/stdout``, ``/proc/self/fd/1``, as
     ``tee /dev/stderr`` does) where it could in every other mode: each pipe is made that ``owner``'s."""
 
-    def __init__(self, with_input: bool, owner: int | None) -> None:
+    def __init__(self, with_input: bool, owner: int | None, stream: Stream = "stdout") -> None:
+        """``stream``: which of the program's streams the output pipe is, the other going to the
+        errors pipe: its standard output, its standard error, or both (nothing to the errors pipe)."""
         self._ends: list[int] = []
         self.stdin, self._input = self._pipe(owner) if with_input else (subprocess.DEVNULL, -1)
-        self._output, self.stdout = self._pipe(owner)
-        self._errors, self.stderr = self._pipe(owner)
+        self._output, moves = self._pipe(owner)
+        self._errors, other = self._pipe(owner)
+        self.stdout, self.stderr = {"stdout": (moves, other), "stderr": (other, moves), "both": (moves, moves)}[stream]
+        self._unused = other if stream == "both" else -1
 
     def _pipe(self, owner: int | None) -> tuple[int, int]:
         read, write = os.pipe()
@@ -366,7 +384,7 @@ class Streams:
 
     def handed(self) -> tuple[IO[bytes] | None, IO[bytes], IO[bytes]]:
         """The harness's ends, once the program has its own: its input to write, its output and errors to read."""
-        for end in (self.stdin, self.stdout, self.stderr):
+        for end in dict.fromkeys((self.stdin, self.stdout, self.stderr, self._unused)):
             if end >= 0:
                 os.close(end)
         return (os.fdopen(self._input, "wb") if self._input >= 0 else None), os.fdopen(self._output, "rb"), os.fdopen(self._errors, "rb")
@@ -377,27 +395,44 @@ class Streams:
             os.close(end)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How a port's program starts, beyond its command line, folder and time: what it is fed
+    (``stdin``), its ``limits``, and what its mode gives it."""
+
+    stdin: bytes | None = None
+    limits: Limits = DEFAULT_LIMITS
+    env: Mapping[str, str] | None = None
+    """The program's environment, where it is held (the sandbox); None: the harness's own."""
+    own_pids: bool = False
+    """In a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`)."""
+    pass_fds: Sequence[int] = ()
+    """Descriptors the program inherits (what bubblewrap reads a file's text from)."""
+    owner: int | None = None
+    """The user the program becomes, where root starts it as another (:class:`Streams`)."""
+    stream: Stream = "stdout"
+    """Which of its streams :meth:`PortProcess.output` gives (:class:`Streams`)."""
+
+
+PLAIN = Launch()
+"""A program fed nothing, within the default limits, in the harness's environment."""
+
+
 class PortProcess(Runner):
     """One running port, tracked as its whole process tree."""
 
-    def __init__(  # noqa: PLR0913
-        self, argv: list[str], folder: Path, timeout: float, stdin: bytes | None = None, limits: Limits = DEFAULT_LIMITS,
-        env: Mapping[str, str] | None = None, processes: Processes | None = None, own_pids: bool = False, pass_fds: Sequence[int] = (),
-        owner: int | None = None,
-    ) -> None:
-        """``env``: the program's environment, where it is held (the sandbox); by default the harness's
-        own. ``processes``: the run's, which it joins (a process of its own otherwise). ``own_pids``: in
-        a process namespace of its own where no control group holds it (:class:`~harness.limits.Fence`).
-        ``pass_fds``: descriptors the program inherits (what bubblewrap reads a file's text from).
-        ``owner``: the user the program becomes, where root starts it as another (:class:`Streams`)."""
+    def __init__(self, argv: list[str], folder: Path, timeout: float, launch: Launch = PLAIN, processes: Processes | None = None) -> None:
+        """``argv`` started in ``folder`` as ``launch`` says, for ``timeout`` seconds; ``processes``:
+        the run's, which it joins (a process of its own otherwise)."""
+        stdin, env = launch.stdin, launch.env
         self.marker = f"{HARNESS}:{uuid.uuid4().hex}"
         """What every process of the port carries in its environment (as CELL_MARKER), however it forked."""
         self._processes = processes or Processes()
         with self._processes.lock:
             if self._processes.closed.is_set():
                 raise Interrupted("the run is closing: no port starts now")
-            self._fence = Fence(limits, own_pids)
-            streams = Streams(stdin is not None, owner)
+            self._fence = Fence(launch.limits, launch.own_pids)
+            streams = Streams(stdin is not None, launch.owner, launch.stream)
             try:
                 self._process = subprocess.Popen(
                     self._fence.wrap(argv),
@@ -406,7 +441,7 @@ class PortProcess(Runner):
                     stdout=streams.stdout,
                     stderr=streams.stderr,
                     start_new_session=True,
-                    pass_fds=pass_fds,
+                    pass_fds=launch.pass_fds,
                     env={**(os.environ if env is None else env), CELL_MARKER: self.marker},
                 )
             except BaseException as error:
@@ -419,7 +454,7 @@ class PortProcess(Runner):
             self._processes.running.add(self)
         self._fence.watch(lambda: marked_processes(self.marker), self._halt)
         super().__init__(timeout)
-        self._stderr = StderrKeeper.reading(self._errors)
+        self._stderr = StderrKeeper.reading(self._errors, KEPT[launch.stream])
         feed(self._input, stdin)
         self._exit_seen: float | None = None
         self._cpu_seconds: float | None = None

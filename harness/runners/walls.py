@@ -15,6 +15,7 @@ import os
 import pwd
 import shutil
 import stat
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,10 +26,26 @@ from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
 from harness.port import Port, Requirement
+from harness.readers import Stream
 from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
 from harness.settings import DEFAULT_TIMEOUT, Backend
+
+
+def platform_problem() -> str | None:
+    """Why this machine cannot run a port, if it cannot: the walls are Linux's (control groups and
+    namespaces, bubblewrap, the tree of a port's processes read from /proc to cap and to kill it, the
+    sweep of what a killed run left), and elsewhere they would do nothing, saying nothing: a run
+    that claims limits it does not keep. What runs nothing of a port's works anywhere."""
+    if sys.platform.startswith("linux"):
+        return None
+    return (
+        f"the harness runs ports on Linux alone, and this is {sys.platform}: its walls (the memory and process caps, the kill of a"
+        " port's whole process tree, the sandbox, the sweep of a killed run) are Linux's, and would do nothing here."
+        " check, merge, new-language and completion work anywhere; run the ports in a Linux machine or container (see docs/isolation.md)"
+    )
+
 
 VERSION_BYTES = 4096
 """The most of a version command's output that is read: its first line is the version."""
@@ -56,6 +73,9 @@ class Job:
     inherits: bool = True
     """Whether it sees the harness's environment in a mode that lets programs (a plain subprocess):
     the server never does, whatever the mode."""
+    stream: Stream = "stdout"
+    """Which of its streams the runner's output gives: standard output (the other kept as the
+    evidence of how it ended), standard error, or both as one pipe, in the order written."""
 
 
 class Walls(ABC):

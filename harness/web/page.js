@@ -73,15 +73,20 @@
     return { pegs, made: next };
   }
 
+  // The open cell's pegs as its port names them (its manifest's pegs), the canonical number beside a
+  // name that is not it, as the harness's messages name them: "peg left (0)", or "peg 0".
+  let pegNamesOfCell = ["0", "1", "2"];
+  const pegLabel = (index) => pegNamesOfCell[index] === String(index) ? `peg ${index}` : `peg ${pegNamesOfCell[index]} (${index})`;
+
   // Why a move cannot be made on these pegs, as the harness words it; null if it can.
   function refusal(pegs, move, puzzle) {
     if (move.src === move.dst) return "source and target are the same peg";
     if (puzzle === "cyclic" && move.dst !== (move.src + 1) % 3) return "a disc may only go from peg p to peg (p + 1) mod 3";
     const source = pegs[move.src];
     const target = pegs[move.dst];
-    if (!source.length) return `peg ${move.src} is empty`;
+    if (!source.length) return `${pegLabel(move.src)} is empty`;
     const disk = source[source.length - 1];
-    if (move.disk !== null && move.disk !== disk) return `the top of peg ${move.src} is disc ${disk}, not disc ${move.disk}`;
+    if (move.disk !== null && move.disk !== disk) return `the top of ${pegLabel(move.src)} is disc ${disk}, not disc ${move.disk}`;
     if (target.length && target[target.length - 1] < disk) return `puts disc ${disk} on smaller disc ${target[target.length - 1]}`;
     return null;
   }
@@ -114,7 +119,7 @@
     return tracked.own[k - tracked.agreed - 1];
   }
 
-  const describe = (move) => `${move.disk === null ? "a disc" : `disc ${move.disk}`} from peg ${move.src} to peg ${move.dst}`;
+  const describe = (move) => `${move.disk === null ? "a disc" : `disc ${move.disk}`} from ${pegLabel(move.src)} to ${pegLabel(move.dst)}`;
   const boardText = (pegs) => pegs.map((peg) => peg.join(" ")).join("|");
 
   function draw(board, n, pegs, made, refused) {
@@ -136,7 +141,7 @@
       board.append(column);
     });
     board.dataset.board = boardText(pegs);
-    board.setAttribute("aria-label", pegs.map((peg, index) => `peg ${index}: ${peg.length ? peg.join(" ") : "empty"}`).join("; "));
+    board.setAttribute("aria-label", pegs.map((peg, index) => `${pegLabel(index)}: ${peg.length ? peg.join(" ") : "empty"}`).join("; "));
   }
 
   function pegNames(board, cyclic) {
@@ -150,7 +155,7 @@
     names.replaceChildren(...[0, 1, 2].map((index) => {
       const name = document.createElement("span");
       name.className = "peg-name";
-      name.textContent = cyclic ? `peg ${index} → ${(index + 1) % 3}` : `peg ${index}`;
+      name.textContent = cyclic ? `${pegLabel(index)} → ${pegNamesOfCell[(index + 1) % 3]}` : pegLabel(index);
       return name;
     }));
   }
@@ -176,6 +181,7 @@
     if (link) link.parentElement.classList.add("open");
     const fresh = state.cell !== cell;
     state.cell = cell;
+    pegNamesOfCell = Array.isArray(cell.pegs) && cell.pegs.length === 3 ? cell.pegs.map(String) : ["0", "1", "2"];
     state.tracked = track(cell);
     const viewer = $("viewer");
     viewer.hidden = false;
@@ -230,7 +236,7 @@
     const at = state.k;
     const here = portAt(cell, tracked, at);
     draw($("port-board"), cell.n, here.pegs, here.made, here.refused);
-    let line = at === 0 ? `move 0 of ${tracked.length}: the start, ${cell.n} discs on peg 0` : `move ${at} of ${tracked.length}: ${describe(here.made)}`;
+    let line = at === 0 ? `move 0 of ${tracked.length}: the start, ${cell.n} discs on ${pegLabel(0)}` : `move ${at} of ${tracked.length}: ${describe(here.made)}`;
     if (here.refused) line += `, refused: ${here.refused}`;
     const parting = cell.parting && cell.outcome !== "pass" ? cell.parting.at : null;
     const first = at === parting;

@@ -148,6 +148,12 @@ def program_argv(port: Port, method: str, n: int) -> list[str]:
         return program.argv(method, n, gate.build(port, program, method, n, seconds=300))
 
 
+def git(*args: str, cwd: Path) -> str:
+    """git's output, run in ``cwd`` as a user who has said who they are."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+
+
 def checkout_copy(destination: Path) -> Path:
     """The files git would commit (tracked, and new ones it does not ignore), copied: a build never writes into the checkout."""
     listed = subprocess.run(

@@ -14,12 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from integration.conftest import checkout_copy
-
-
-def git(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+from integration.conftest import checkout_copy, git
 
 
 def pre_commit(repository: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -54,6 +49,10 @@ def test_the_commit_hook_is_light_passes_sound_ports_and_fails_a_broken_manifest
     scratch = tmp_path / "scratch"
     for name in ("python", "bash"):
         shutil.copytree(ROOT / name, scratch / name)
+        copied = scratch / name / "language.toml"  # its #:schema line names the copy beside the ports, as new-language's do
+        copied.write_text(copied.read_text().replace("../harness/language.schema.json", "../schemas/language.schema.json", 1))
+    (scratch / "schemas").mkdir()
+    shutil.copy2(ROOT / "harness" / "language.schema.json", scratch / "schemas")
     (scratch / "README.md").write_text("Two ports.\n")
     (scratch / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks}\n    rev: {git('rev-parse', 'HEAD', cwd=hooks)}\n    hooks:\n      - id: harness-check\n"

@@ -14,6 +14,7 @@ import pexpect
 import pytest
 
 from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, left_behind, started_in, suite
+from harness import __version__
 from harness.model import CLASSIC, METHODS
 from integration.conftest import compare_json, harness, harness_process, offered, reference_digest
 
@@ -32,7 +33,7 @@ def test_json_report_has_every_cell_and_each_ports_versions(tmp_path):
     done, report = compare_json(tmp_path, "--n", "3,8", "--lang", "bash,python", "--method", "recursive", run=harness_here)
     assert done.returncode == 0
     assert report["passed"] is True
-    assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", "0.1.0")
+    assert (report["schema_version"], report["command"], report["harness"]) == (3, "compare", __version__)
     assert report["started"] <= report["finished"]
     assert report["plan"] == {"ports": ["bash", "python"], "methods": ["recursive"], "n": [3, 8], "shard": None}
     assert report["options"]["jobs"] >= 1 and "n" not in report["options"]
@@ -132,7 +133,7 @@ def test_a_run_where_nothing_ran_says_so(tmp_path):
 def test_console_command_is_installed():
     command = shutil.which("harness", path=str(Path(sys.executable).parent))
     assert command, "the harness console command is not installed beside this Python (pip install -e .)"
-    assert harness("--version").stdout.strip() == "harness, version 0.1.0"
+    assert harness("--version").stdout.strip() == f"harness, version {__version__}"
 
 
 def _hanging(pids: list[int]) -> list[int]:
@@ -248,3 +249,47 @@ def test_a_closed_pipe_ends_the_harness_quietly_with_sigpipes_code():
     )
     assert done.stdout.splitlines() == ["1 0 1", "141"], done.stdout + done.stderr
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize("args", [
+    ("list",),
+    ("list", "--verbose", "--format", "json"),
+    ("check",),
+    ("run", "python", "recursive", "-n", "3"),
+    ("show", "python", "recursive", "-n", "3"),
+    ("compare", "-n", "3", "--lang", "python,bash", "--method", "recursive"),
+    ("compare", "-n", "3", "--lang", "python,bash", "--method", "recursive", "--format", "json"),
+    ("compare", "-n", "3", "--lang", "python", "--method", "recursive", "--format", "plain", "--markdown", "/dev/stdout"),
+    ("completion", "bash"),
+    ("--help",),
+], ids=" ".join)
+def test_every_command_ends_quietly_with_sigpipes_code_on_a_pipe_already_closed(args):
+    """Standard output a pipe whose reader has already gone, so that the first write meets it
+    closed, however little the command writes: it ends as ``| head -1`` ends any program, 141 and
+    no word (a report it was writing there is not a report it failed to write, which would be 1);
+    what goes to standard error beside a report on standard output (the table) is still said."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "harness", *args], stdout=write, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "cannot write" not in done.stderr and "Broken pipe" not in done.stderr, done.stderr
+    assert done.stderr == "" or "--format" in args, done.stderr
+
+
+def test_bash_completes_commands_and_ports_by_the_script_harness_completion_prints():
+    """The script, sourced in a real bash as README says, with the installed ``harness`` on PATH: Tab
+    after ``harness com`` offers the two commands, after ``harness run pyt`` the port; and the harness,
+    answering the script, exits 0."""
+    script = """
+        eval "$(harness completion bash)"
+        COMP_WORDS=(harness com); COMP_CWORD=1; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        COMP_WORDS=(harness run pyt); COMP_CWORD=2; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        COMP_WORDS=(harness compare --lang python,ba); COMP_CWORD=3; COMPREPLY=(); _harness_completion harness; echo "${COMPREPLY[*]}"
+        _HARNESS_COMPLETE=bash_complete COMP_WORDS="harness com" COMP_CWORD=1 harness >/dev/null; echo "exit $?"
+    """
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, env={**os.environ, "PATH": path}, capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines() == ["compare completion", "python", "python,bash", "exit 0"], done.stdout + done.stderr

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from conftest import FAKE_PORTS
 from harness.discover import load_port
 from harness.errors import CellError
-from harness.evaluate import _Reading
 from harness.expect import STRETCH_BYTES
 from harness.gate import Gate
 from harness.model import CLASSIC, CYCLIC, METHODS, Cell, Finish, Move, Outcome
 from harness.port import Port
+from harness.reading import CellReading
 from harness.runners.process import PortProcess
 from harness.settings import Settings
 
@@ -71,6 +71,23 @@ def _states(moves: list[Move], n: int) -> bytes:
     )
 
 
+def _c_states(moves: list[Move], n: int) -> bytes:
+    """The board before the first move and after each, each rod from the bottom ("0: 3 2", "1:"), a
+    blank line after each board, as the C port prints them."""
+    return b"".join(
+        "".join(f"{peg}:" + "".join(f" {disc}" for disc in tower) + "\n" for peg, tower in enumerate(board)).encode() + b"\n"
+        for board in _boards(moves, n)
+    )
+
+
+def _listed_states(moves: list[Move], n: int) -> bytes:
+    """After each move only, the pegs in the order B, C, A, each from the top as a list: "Peg B: [1,2]"."""
+    return b"".join(
+        "".join(f"Peg {NAMES[peg]}: [{','.join(map(str, reversed(board[peg])))}]\n" for peg in (1, 2, 0)).encode()
+        for board in _boards(moves, n)[1:]
+    )
+
+
 def _drawings(moves: list[Move], n: int) -> bytes:
     """The cyclic article's drawings, before the first move and after each, as the C++ port prints them."""
     width = len(str(n)) + 1
@@ -100,8 +117,17 @@ FORMATS = {  # each form's [output], the n it is tried at (classic, cyclic) and 
     "states": (
         'format = "states"\npatterns = [\'(?P<peg>[012]): ?(?P<discs>[0-9 ]*)\']\npegs = ["0", "1", "2"]', (7, 5), _states,
     ),
+    "states as the C port prints them": (
+        'format = "states"\npatterns = [\'(?P<peg>[012]):(?P<discs>[0-9 ]*)\']\npegs = ["0", "1", "2"]', (8, 6), _c_states,
+    ),
+    "states from the top, out of order": (
+        LETTERS + 'format = "states"\npatterns = [\'Peg (?P<peg>[ABC]): \\[(?P<discs>[0-9,]*)\\]\']', (8, 6), _listed_states,
+    ),
     "drawings": (LETTERS + 'format = "drawings"', (7, 7), _drawings),
 }
+TAKEN_WHOLE = ("lines with the disc", "lines without the disc", "one line, as a list", "states as the C port prints them",
+               "states from the top, out of order", "drawings")
+"""The forms whose bytes the harness learns, so that most of a right output is compared whole."""
 
 
 def port(folder: Path, form: str) -> Port:
@@ -112,9 +138,9 @@ def port(folder: Path, form: str) -> Port:
     return loaded
 
 
-def judged(loaded: Port, method: str, n: int, text: bytes, fast: bool) -> tuple[Cell, _Reading]:
+def judged(loaded: Port, method: str, n: int, text: bytes, fast: bool) -> tuple[Cell, CellReading]:
     cell = Cell(loaded.name, method, n)
-    reading = _Reading(cell, loaded.program(method), None, None, None, fast=fast)
+    reading = CellReading(cell, loaded.program(method), None, None, None, fast=fast)
     reading.read(iter([text[at:at + 65536] for at in range(0, len(text), 65536)]), lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell, reading
@@ -124,7 +150,7 @@ def verdict(cell: Cell) -> tuple:
     return cell.outcome, cell.reason, cell.detail, cell.diff, cell.digest, cell.moves, cell.parting
 
 
-def both(loaded: Port, method: str, n: int, text: bytes) -> tuple[Cell, _Reading]:
+def both(loaded: Port, method: str, n: int, text: bytes) -> tuple[Cell, CellReading]:
     """The fast path's cell, once it is shown to be the slow path's to the letter."""
     fast, reading = judged(loaded, method, n, text, fast=True)
     slow, _ = judged(loaded, method, n, text, fast=False)
@@ -199,9 +225,9 @@ def test_a_right_output_passes_with_the_references_digest(tmp_path, form, rules)
     cell, reading = both(port(tmp_path / "port", form), method, n, write(reference, n))
     assert cell.outcome is Outcome.PASS
     assert cell.digest == hashlib.sha256("".join(f"{move.canonical()}\n" for move in reference).encode()).hexdigest()
-    if form in ("lines with the disc", "lines without the disc", "one line, as a list", "drawings"):
+    if form in TAKEN_WHOLE:
         assert reading.taken > len(reference) // 4
-    elif form == "states":
+    elif form == "states":  # ' ?' before the discs: a pattern that may read a line more than one way
         assert reading.taken == 0
 
 
@@ -306,3 +332,118 @@ def test_a_port_that_writes_a_line_at_a_time_is_read_in_few_blocks():
     assert b"".join(blocks) == b"".join(b"%d from 0 to 2\n" % i for i in range(lines))
     assert len(blocks) <= 100  # a block a line would be 20000; without the wait, hundreds to thousands
 
+
+
+def _cut(text: bytes, ends: bytes) -> list[bytes]:
+    """The output as its boards or drawings, each with what ends it."""
+    return [part + ends for part in text.split(ends)[:-1]] + ([text.split(ends)[-1]] if not text.endswith(ends) else [])
+
+
+def _lines_changed(change: Callable[[list[bytes], int], list[bytes]]) -> Callable[[bytes, int], bytes]:
+    """A mutation of one board's (or drawing's) lines, those at ``at``; the lines keep their ends."""
+    def mutate(part: bytes, at: int) -> bytes:
+        lines = part.splitlines(keepends=True)
+        return b"".join(change(lines, at))
+    return mutate
+
+
+def _swapped_discs(lines: list[bytes], at: int) -> list[bytes]:
+    """Two neighbouring discs of a tower written the other way round (or two slots of a drawing's row)."""
+    rows = [index for index, line in enumerate(lines) if len(__import__("re").findall(rb"[0-9]+", line)) > 2]
+    if not rows:
+        return lines
+    index = rows[at % len(rows)]
+    numbers = list(__import__("re").finditer(rb"[0-9]+", lines[index]))[-2:]
+    (first, second) = numbers
+    line = lines[index]
+    lines[index] = line[:first.start()] + second[0] + line[first.end():second.start()] + first[0] + line[second.end():]
+    return lines
+
+
+def _swapped_rows(lines: list[bytes], at: int) -> list[bytes]:
+    rows = [index for index, line in enumerate(lines) if line.strip()]
+    first, second = rows[at % len(rows)], rows[(at + 1) % len(rows)]
+    lines[first], lines[second] = lines[second], lines[first]
+    return lines
+
+
+def _spaced(lines: list[bytes], at: int) -> list[bytes]:
+    rows = [index for index, line in enumerate(lines) if line.strip()]
+    index = rows[at % len(rows)]
+    lines[index] = lines[index].replace(b"\n", b" \n") if at % 2 else b" " + lines[index]
+    return lines
+
+
+def _separator_changed(lines: list[bytes], at: int) -> list[bytes]:
+    """A tower's discs parted by another text: two spaces, or a comma for a space, or a space for a
+    comma or a hyphen."""
+    rows = [index for index, line in enumerate(lines) if line.strip()]
+    index = rows[at % len(rows)]
+    old, new = [(b" ", b"  "), (b" ", b","), (b",", b" "), (b"-", b" "), (b"--", b"-")][at % 5]
+    lines[index] = lines[index].replace(old, new, 1)
+    return lines
+
+
+def _disc_renamed(lines: list[bytes], at: int) -> list[bytes]:
+    rows = [index for index, line in enumerate(lines) if __import__("re").search(rb"[0-9]", line)]
+    index = rows[at % len(rows)]
+    digit = __import__("re").search(rb"[0-9]", lines[index])
+    assert digit is not None
+    lines[index] = lines[index][:digit.start()] + str((int(digit[0]) + 1 + at % 8) % 10).encode() + lines[index][digit.end():]
+    return lines
+
+
+MUTATIONS: dict[str, Callable[[list[bytes], int], bytes] | None] = {
+    "two discs swapped": _lines_changed(_swapped_discs),
+    "two towers' lines swapped": _lines_changed(_swapped_rows),
+    "a space more": _lines_changed(_spaced),
+    "another separator": _lines_changed(_separator_changed),
+    "a disc's number changed": _lines_changed(_disc_renamed),
+    "a board missing": None,
+    "a board twice": None,
+    "a blank line more": None,
+    "a line ending dropped": None,
+}
+
+
+def mutated(parts: list[bytes], kind: str, at: int) -> bytes:
+    parts = list(parts)
+    change = MUTATIONS[kind]
+    if change is not None:
+        parts[at] = change(parts[at], at)  # type: ignore[arg-type]
+    elif kind == "a board missing":
+        del parts[at]
+    elif kind == "a board twice":
+        parts.insert(at, parts[at])
+    elif kind == "a blank line more":
+        parts[at] = b"\n" + parts[at]
+    elif kind == "a line ending dropped":
+        parts[at] = parts[at].replace(b"\n", b"", 1)
+    return b"".join(parts)
+
+
+BOARD_FORMS = ("states as the C port prints them", "states from the top, out of order", "drawings")
+
+
+@pytest.mark.parametrize("form", BOARD_FORMS)
+@pytest.mark.parametrize("kind", MUTATIONS)
+@settings(max_examples=6, deadline=None)
+@given(where=st.floats(0.5, 1.0), method=st.sampled_from(["recursive", "cyclic"]))
+def test_a_board_or_drawing_altered_is_never_passed_by_the_fast_path(tmp_path_factory, form, kind, where, method):
+    """A right output, altered in one board or drawing far into it (once the fast path has learnt
+    the port's way and takes whole stretches), gets the slow path's verdict to the letter: a false
+    pass would be the fast path's alone."""
+    _, sizes, write = FORMATS[form]
+    n = sizes[method == "cyclic"]
+    loaded = port(tmp_path_factory.mktemp("mutant") / "port", form)
+    reference = list(METHODS[method].reference(n))
+    parts = _cut(write(reference, n), b"\n\n" if form != "states from the top, out of order" else b"]\nPeg B")
+    if form == "states from the top, out of order":
+        parts = [part.removesuffix(b"Peg B") for part in parts]
+        parts = [parts[0]] + [b"Peg B" + part for part in parts[1:]]
+    at = min(int(where * len(parts)), len(parts) - 1)
+    text = mutated(parts, kind, at)
+    cell, reading = both(loaded, method, n, text)
+    if kind in ("two discs swapped", "a disc's number changed") and text != write(reference, n):  # no tower reads so
+        assert cell.outcome is not Outcome.PASS
+    assert reading.taken > 0

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FAKE_PORTS, HEADLINE, ROOT, harness_here, suite
 from harness.model import METHODS
-from integration.conftest import compare_json, offered, reference_digest
+from integration.conftest import compare_json, offered, reference_digest, usable
 
 FAKES = tuple(sorted(path.parent.name for path in FAKE_PORTS.glob("*/language.toml")))
 TIMEOUT = 10
@@ -256,18 +256,18 @@ def test_a_version_command_that_never_stops_is_read_to_its_first_line(run):
     assert cells[("version-flood", "recursive", 4)]["outcome"] == "pass"
 
 
-@pytest.mark.parametrize("after", ["", "echo 1 0 2\n"], ids=["the-last-line", "more-after-it"])
-def test_an_illegal_move_then_a_failing_exit_is_the_same_fail_at_every_n_and_every_run(tmp_path, after):
-    """Disc 2 moved from under disc 1, then exit 1: the first wrong move is the verdict, as a reader
-    of the output would say, whether the reading stopped before the exit was seen or not."""
-    folder = tmp_path / "ports" / "illegal-then-exit"
-    folder.mkdir(parents=True)
-    (folder / "hanoi.sh").write_text("echo 2 0 2\n" + after + "exit 1\n")
-    (folder / "language.toml").write_text(
-        'summary = "an illegal move, then exit 1"\ncommand = ["sh", "hanoi.sh", "{n}"]\nmethods = ["recursive"]\n\n'
-        '[[requires]]\nexecutable = "sh"\n\n[output]\n'
-        "patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\npegs = [\"0\", \"1\", \"2\"]\n"
-    )
-    for _ in range(3):
-        _, report = compare_json(tmp_path, "--n", "2-10", "--method", "recursive", root=folder.parent, run=harness_here)
-        assert {(cell["outcome"], cell["reason"]) for cell in report["cells"]} == {("fail", "violation")}, report["cells"]
+@pytest.mark.parametrize("isolation", ["subprocess", "sandbox"])
+def test_an_illegal_move_then_a_failing_exit_is_the_same_fail_at_every_n_and_every_run(request, tmp_path, isolation):
+    """Disc 2 moved from under disc 1, then exit 1 (binary: one legal move more between them): the
+    first wrong move is the verdict, as a reader of the output would say, whether the reading stopped
+    before the exit was seen or not, at every n from 2 to 10 and in each of ten runs."""
+    usable(request, isolation)
+    root = suite(tmp_path, "illegal-then-exit", real=())
+    for _ in range(10):
+        _, report = compare_json(
+            tmp_path, "--n", "2-10", "--method", "binary,recursive", "--isolation", isolation, root=root, run=harness_here,
+        )
+        verdicts = {(cell["method"], cell["n"]): (cell["outcome"], cell["reason"], cell["detail"]) for cell in report["cells"]}
+        assert len(verdicts) == 18
+        wrong = "line 1: move 1 (disc 2 from peg 0 to peg 2): the top of peg 0 is disc 1, not disc 2"
+        assert set(verdicts.values()) == {("fail", "violation", wrong)}, verdicts

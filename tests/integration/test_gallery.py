@@ -13,6 +13,7 @@ change to the harness."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ from harness.port import Port
 from harness.regions import read_code
 from harness.report import Report, port_info
 from harness.report import json as json_form
+from harness.report.html import text
 from harness.settings import RunPlan
 from harness.verify import describe
 from integration.conftest import needs_bubblewrap, reference_digest
@@ -530,3 +532,28 @@ def test_the_gallerys_run_and_samples_run_in_the_walls_asked_for(tmp_path):
     done = harness_here("--root", str(folder.parent), "gallery", "--out", str(tmp_path / "site"), "-n", "1", "--isolation", "sandbox")
     assert done.returncode == 0, done.stdout + done.stderr
     assert not written.exists(), "the gallery ran the port outside the walls it was asked for"
+
+
+def test_a_fresh_gallery_runs_the_cells_compare_runs_and_a_failed_one_has_its_rerun_line(tmp_path):
+    """The gallery's fresh run is compare's own run: the same cells with the same outcomes, and each
+    one that did not pass with the very rerun line compare gives it, on the report page beside the gallery."""
+    root = tmp_path / "ports"
+    root.mkdir()
+    shutil.copytree(ROOT / "python", root / "python")
+    shutil.copytree(ROOT / "tests" / "fake_ports" / "illegal", root / "illegal")
+    shutil.copy(ROOT / "tests" / "fake_ports" / "fake.py", root)
+    compared = harness_here("--root", str(root), "compare", "-n", "2", "--json", str(tmp_path / "r.json"))
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    built = harness_here("--root", str(root), "gallery", "-n", "2", "--no-samples", "--out", str(tmp_path / "site"))
+    assert built.returncode == 0, built.stdout + built.stderr
+    page = (tmp_path / "site" / "report.html").read_text(encoding="utf-8")
+    shown = json.loads(re.search(r'<script type="application/json" id="report">(.*?)</script>', page, re.S).group(1))
+    expected = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+
+    def cells(report):
+        return [(cell["port"], cell["method"], cell["n"], cell["outcome"], cell.get("rerun")) for cell in report["cells"]]
+
+    assert cells(shown) == cells(expected)
+    failed = [cell for cell in shown["cells"] if cell["outcome"] != "pass"]
+    assert "fail" in {cell["outcome"] for cell in failed} and all(cell["rerun"]["command"].startswith("harness --root ") for cell in failed)
+    assert all(text(cell["rerun"]["command"]) in page for cell in failed)

@@ -65,6 +65,9 @@ def test_a_plain_pip_install_of_a_clone_checks_and_compares_its_ports_and_says_w
     checked = harness("check", cwd=clone)
     assert (checked.returncode, checked.stdout, checked.stderr) == (0, f"{len(names)} of {len(names)} manifests sound\n", "")
 
+    schema = harness("schema", "language", cwd=elsewhere)  # the installed package's own, with no checkout about
+    assert (schema.returncode, schema.stdout) == (0, (ROOT / "harness" / "language.schema.json").read_text()), schema.stderr
+
     nowhere = harness("list", cwd=elsewhere)
     assert nowhere.returncode == 2
     assert nowhere.stderr.startswith("harness: no ports here: run inside a checkout") and len(nowhere.stderr.splitlines()) == 1

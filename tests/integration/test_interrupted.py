@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, left_behind, suite, valid_report
-from harness.cli.session import HEARTBEAT_SECONDS
+from harness.cli.console import HEARTBEAT_SECONDS
 from integration.conftest import harness_process
 
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"

@@ -18,8 +18,8 @@ import pytest
 
 from conftest import HEADLINE, ROOT, suite, valid_report
 from harness.discover import MANIFEST, load_port
-from harness.images import PORT_LABEL, image_name
 from harness.limits import Limits
+from harness.runners.images import PORT_LABEL, image_name
 from harness.runners.modes.container import NO_EXIT_CODE, ContainerCell, PortContainers
 from harness.runners.modes.sandbox import sandboxed
 from integration.conftest import (

@@ -1,4 +1,4 @@
-"""Adding a language takes a folder and a manifest, no harness code: a Perl port, which the project
+"""Adding a language takes a folder and a manifest, no harness code: an awk port, which the project
 does not ship, is started with ``harness new-language`` in a folder of its own, written with the
 program and the manifest docs/ADDING_A_LANGUAGE.md gives, and found, run and verified by
 ``harness compare`` beside the project's Python port."""
@@ -6,6 +6,7 @@ program and the manifest docs/ADDING_A_LANGUAGE.md gives, and found, run and ver
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 
 import pytest
@@ -14,7 +15,7 @@ from conftest import ROOT, harness_here, suite
 from harness.discover import load_port
 from integration.conftest import compare_json
 
-pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is not on PATH (Debian: apt-get install perl)")
+pytestmark = pytest.mark.skipif(shutil.which("awk") is None, reason="awk is not on PATH (Debian: apt-get install mawk)")
 
 GUIDE = (ROOT / "docs" / "ADDING_A_LANGUAGE.md").read_text()
 
@@ -29,35 +30,55 @@ def listing(language: str, after: str) -> str:
 def test_a_port_the_project_does_not_ship_is_scaffolded_written_and_verified(tmp_path):
     root = suite(tmp_path, real=("python",))
     project_ports = sorted(ROOT.glob("*/language.toml"))
-    started = harness_here("--root", str(root), "new-language", "perl", "--program", "hanoi.pl")
+    assert not (ROOT / "awk").exists(), "the guide walks through a language the project does not ship"
+    started = harness_here("--root", str(root), "new-language", "awk", "--interpreter", "awk -f", "--version-flag", "-W version")
     assert started.returncode == 0, started.stderr
-    folder = root / "perl"
-    assert sorted(path.name for path in folder.iterdir()) == ["hanoi.pl", "language.toml"]
+    folder = root / "awk"
+    assert sorted(path.name for path in folder.iterdir()) == ["hanoi.awk", "language.toml"]
 
     # The stub runs at once, and compare says what is left to do.
-    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "perl", root=root, run=harness_here)
+    done, report = compare_json(tmp_path, "--n", "0-2", "--lang", "awk", root=root, run=harness_here)
     assert done.returncode == 1
     outcomes = {(cell["method"], cell["n"]): cell["outcome"] for cell in report["cells"]}
     assert outcomes[("recursive", 0)] == "pass"
     assert outcomes[("recursive", 2)] == "fail"
     assert outcomes[("binary", 2)] == "skipped"
 
-    # Steps 2 and 3: the guide's program and manifest, as printed.
-    (folder / "hanoi.pl").write_text(listing("perl", "## 2. Write the program"))
-    (folder / "language.toml").write_text(listing("toml", "## 3. Tell the manifest"))
+    # Steps 2 and 3: the guide's program and manifest, as printed, below the manifest's first line.
+    (folder / "hanoi.awk").write_text(listing("awk", "## 2. Write the program"))
+    first = (folder / "language.toml").read_text().splitlines()[0]
+    assert first == "#:schema ../schemas/language.schema.json", first
+    (folder / "language.toml").write_text(first + "\n" + listing("toml", "## 3. Tell the manifest"))
+    checked = harness_here("--root", str(root), "check", str(folder))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
     done, report = compare_json(tmp_path, "--n", "0-8", root=root, run=harness_here)
     assert done.returncode == 0, done.stdout + done.stderr
-    perl = [cell for cell in report["cells"] if cell["port"] == "perl"]
-    assert {(cell["method"], cell["outcome"]) for cell in perl} == {
+    awk = [cell for cell in report["cells"] if cell["port"] == "awk"]
+    assert {(cell["method"], cell["outcome"]) for cell in awk} == {
         ("binary", "pass"), ("recursive", "pass"), ("cyclic", "pass"), ("iterative", "skipped")
     }
-    assert report["ports"]["perl"]["versions"]["perl"].startswith("perl v5.")
+    assert report["ports"]["awk"]["versions"]["awk"].startswith(("mawk ", "GNU Awk ", "awk version ")), report["ports"]["awk"]
     for group in report["agreement"]:
         [(digest, labels)] = group["digests"].items()
         methods = ["binary", "recursive"] if group["puzzle"] == "classic" else ["cyclic"]
-        assert {f"perl/{method}" for method in methods} | {f"python/{method}" for method in methods} <= set(labels)
+        assert {f"awk/{method}" for method in methods} | {f"python/{method}" for method in methods} <= set(labels)
     assert sorted(ROOT.glob("*/language.toml")) == project_ports, "new-language --root wrote only under that root"
+
+    # Step 4: each command the guide shows, as it shows it, says what the guide says it does.
+    said = {}
+    for line in listing("sh", "## 4. Look, then compare").splitlines():
+        command = shlex.split(line.partition("#")[0])
+        assert command[0] == "harness", line
+        # the guide's commands run in the folder of ports; harness_here runs in the checkout, so a path is made whole
+        words = [str(root / word) if command[1] == "check" and (root / word).exists() else word for word in command[1:]]
+        said[command[1] + " --raw" * ("--raw" in command)] = done = harness_here("--root", str(root), *words)
+        assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
+    assert said["check"].stdout == "1 of 1 manifest sound\n"
+    assert re.search(r"^awk\b.*\b(mawk|GNU Awk|awk version)", said["list"].stdout, re.M), said["list"].stdout
+    assert said["run --raw"].stdout.splitlines()[:2] == ["Move disc 1 from A to C", "Move disc 2 from A to B"]
+    assert said["run"].stdout.splitlines()[:2] == ["1 0 2", "2 0 1"] and len(said["run"].stdout.splitlines()) == 7
+    assert "pass and agree" in said["compare"].stdout
 
 
 def test_a_compiled_language_is_scaffolded_with_a_build(tmp_path):

@@ -19,7 +19,10 @@ from harness.extras import MODULES
 from integration.conftest import checkout_copy
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-SHIPPED = ["harness/report.schema.json", "harness/language.schema.json", "harness/web/page.html", "harness/web/page.css", "harness/web/page.js"]
+SHIPPED = [
+    "harness/report.schema.json", "harness/language.schema.json",
+    "harness/web/page.html", "harness/web/parts.html", "harness/web/viewer.html", "harness/web/page.css", "harness/web/page.js",
+]
 
 
 @pytest.mark.slow
@@ -42,7 +45,7 @@ def test_the_wheel_and_the_sdist_build_and_pass_twine_check_strict(tmp_path):
     assert "License-Expression: MIT" in metadata
     lines = set(metadata.splitlines())
     plain = {line for line in lines if line.startswith("Requires-Dist:") and "extra ==" not in line}
-    assert plain == {"Requires-Dist: click>=8.5", "Requires-Dist: regex>=2024.4"}
+    assert plain == {"Requires-Dist: click>=8.5", "Requires-Dist: jinja2>=3.1", "Requires-Dist: regex>=2024.4"}
     assert {"Provides-Extra: postgres", "Provides-Extra: all"} <= lines
     assert any(line.startswith("Requires-Dist: docker>=7.1") and line.endswith('extra == "containers"') for line in lines), metadata
     assert "Programming Language :: Python :: 3.13" in metadata

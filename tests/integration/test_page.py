@@ -278,3 +278,17 @@ def test_a_cell_that_did_not_pass_shows_its_rerun_line_and_the_keyboard_copies_i
     visit(browser, "#python/recursive/3@0")
     assert not browser.find_element("id", "rerun").is_displayed()
     assert "program" not in browser.find_element("id", "facts").text.splitlines()
+
+
+def test_the_page_names_the_pegs_as_the_port_does(browser, tmp_path):
+    """rings names its pegs left, middle and right: the page's board, its move lines and the
+    reference's beside it name them so, each with its canonical number."""
+    root = suite(tmp_path, "rings", real=())
+    done = harness_here("--root", str(root), "compare", "--n", "3", "--method", "binary", "--html", str(tmp_path / "r.html"))
+    assert done.returncode == 1, done.stdout + done.stderr
+    load(browser, tmp_path / "r.html")
+    visit(browser, "#rings/binary/3@1")
+    assert shown(browser)[1].endswith(": disc 1 from peg left (0) to peg middle (1) (the first difference)"), shown(browser)
+    assert browser.find_element("id", "reference-move").text == "the reference's move 1: disc 1 from peg left (0) to peg right (2)"
+    names = [element.text for element in browser.find_elements("css selector", "#port-board + .peg-names .peg-name")]
+    assert names == ["peg left (0)", "peg middle (1)", "peg right (2)"]

@@ -18,6 +18,7 @@ import jsonschema
 import pytest
 
 from conftest import FAKE_PORTS, ROOT, harness_here, suite
+from harness import __version__
 from harness.doctor import APT_LOCK_SECONDS
 from integration.conftest import REAL_PORTS, harness, stubbed_installers
 
@@ -201,7 +202,7 @@ def zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_zizmor_finds_nothing_above_informational():
-    done = zizmor(ROOT / ".github" / "workflows" / "ci.yml", ROOT / "action.yml", ROOT / ".github" / "dependabot.yml")
+    done = zizmor(*WORKFLOWS, ROOT / "action.yml", ROOT / ".github" / "dependabot.yml")
     assert done.returncode == 0 and "No findings to report" in done.stdout, done.stdout + done.stderr
 
 
@@ -280,3 +281,29 @@ def test_the_merge_job_builds_the_site_and_main_publishes_it_with_no_more_rights
     assert permissions and [line.split(":")[0].strip() for line in permissions[1].splitlines()] == ["pages", "id-token"]
     assert "actions/deploy-pages@" in pages and "name: github-pages" in pages
     assert CI.count("pages: write") == CI.count("id-token: write") == 1
+
+
+RELEASE = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+
+
+@pytest.mark.parametrize("tag, changelog, says", [
+    (f"v{__version__}", None, None),
+    ("v9.9.9", None, f"the tag v9.9.9 does not name the version the package holds, v{__version__}"),
+    (f"v{__version__}", "# Changelog\n\n## Unreleased\n\n- something\n", f'CHANGELOG.md has no section "## {__version__} (YYYY-MM-DD)"'),
+], ids=["the version's tag", "another tag", "no section"])
+def test_the_release_needs_the_versions_tag_and_its_changelog_section(tmp_path, tag, changelog, says):
+    """The release workflow's first step, as GitHub runs it on a pushed tag: it makes a release only
+    of the version the package holds, with CHANGELOG.md's section of it as the notes."""
+    assert "defaults:\n  run:\n    shell: bash\n" in RELEASE
+    checkout = tmp_path / "checkout"
+    (checkout / "harness").mkdir(parents=True)
+    shutil.copy2(ROOT / "harness" / "__init__.py", checkout / "harness")
+    (checkout / "CHANGELOG.md").write_text(changelog or (ROOT / "CHANGELOG.md").read_text())
+    notes = tmp_path / "notes.md"
+    done = run_as_github_does(step_script("version", RELEASE), checkout, {"TAG": tag, "NOTES": str(notes)})
+    if says is None:
+        assert done.returncode == 0, done.stdout + done.stderr
+        section = (ROOT / "CHANGELOG.md").read_text().split(f"## {__version__} (", 1)[1].split("\n", 1)[1].split("\n## ", 1)[0]
+        assert notes.read_text() == section.rstrip("\n") + "\n" and "- " in section
+    else:
+        assert done.returncode == 1 and says in done.stdout, done.stdout + done.stderr

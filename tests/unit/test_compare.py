@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from harness.compare import CONTEXT, Divergence, StreamDigest, agreements
 from harness.discover import load_port
-from harness.evaluate import _Reading
 from harness.model import CLASSIC, Cell, Finish, Move, Outcome
+from harness.reading import CellReading
 
 moves = st.lists(st.builds(Move, st.integers(1, 9), st.integers(0, 2), st.integers(0, 2)), max_size=9000)
 
@@ -105,7 +105,7 @@ def read_cell(tmp_path: Path, n: int, printed: list[str], fast: bool) -> Cell:
     )
     port = load_port(folder / "language.toml")
     cell = Cell(port.name, "recursive", n)
-    reading = _Reading(cell, port.program("recursive"), None, None if fast else (lambda move: None), None)
+    reading = CellReading(cell, port.program("recursive"), None, None if fast else (lambda move: None), None)
     reading.read(iter(["".join(line + "\n" for line in printed).encode()]), lambda: False)
     reading.judge(Finish(failure=None, timed_out=False, stopped=False, evidence=""), timeout=0)
     return cell

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from click.shell_completion import ShellComplete
 
+from conftest import harness_here
 from harness.cli import cli
 
 
@@ -33,3 +34,21 @@ def test_a_port_argument_completes_to_the_ports_that_begin_with_what_is_typed(ro
 def test_a_list_of_ports_completes_its_last_item(root):
     assert offered(root, "compare", "--lang", typed="python,ba") == ["python,bash", "python,basic"]
     assert offered(root, "bench", "--port", typed="p") == ["python"]
+
+
+@pytest.mark.parametrize(("shell", "hook"), [
+    ("bash", "complete -o nosort -F _harness_completion harness"),
+    ("zsh", "compdef _harness_completion harness"),
+    ("fish", "complete --no-files --command harness --arguments"),
+])
+def test_completion_prints_the_shells_script(shell, hook):
+    """``harness completion SHELL`` prints click's script for that shell, which asks ``harness`` itself
+    (by _HARNESS_COMPLETE) for what to offer; it needs no ports, and runs none."""
+    done = harness_here("--root", "/", "completion", shell)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert hook in done.stdout and "_HARNESS_COMPLETE=" in done.stdout.replace("_HARNESS_COMPLETE ", "_HARNESS_COMPLETE="), done.stdout
+
+
+def test_completion_of_another_shell_is_a_usage_error():
+    done = harness_here("completion", "powershell")
+    assert done.returncode == 2 and "'powershell' is not one of 'bash', 'zsh', 'fish'" in done.stderr, done.stderr

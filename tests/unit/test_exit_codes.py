@@ -133,6 +133,8 @@ def test_a_usage_error_of_clicks_own_is_said_as_before(harness_main, tmp_path):
 
 def test_a_command_returns_its_exit_code(in_process, tmp_path, capsys):
     shutil.copytree(ROOT / "python", tmp_path / "python")
+    (tmp_path / "harness").mkdir()
+    shutil.copy2(ROOT / "harness" / "language.schema.json", tmp_path / "harness")  # where the copy's #:schema line finds it
     shutil.copytree(FAKE_PORTS / "broken-manifest", tmp_path / "broken")
     root = ("--root", str(tmp_path))
     assert cli.main([*root, "check", str(tmp_path / "python")], standalone_mode=False) == ExitCode.PASSED

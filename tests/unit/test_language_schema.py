@@ -11,8 +11,8 @@ import unicodedata
 import jsonschema
 import pytest
 
-from conftest import ROOT
-from harness import discover, published, scaffold
+from conftest import ROOT, harness_here
+from harness import SCHEMAS, discover, published, scaffold, schema_file
 from harness.discover import load_port
 from harness.model import METHODS, PEGS
 from harness.readers import READERS
@@ -116,10 +116,14 @@ def test_the_ports_and_a_new_port_point_editors_at_the_schema(tmp_path):
         assert first == "#:schema ../harness/language.schema.json"
         assert (manifest.parent / first.split()[1]).resolve() == ROOT / "harness" / "language.schema.json"  # this checkout's
 
-    elsewhere = new_language(tmp_path, "perl", "perl", "hanoi.pl", "#")[0]
-    # the harness is installed outside these ports: the schema's public address, not this machine's path to it
-    assert elsewhere.read_text().splitlines()[0] == f"#:schema {published('schemas/language.schema.json')}"
+    elsewhere, _, copy, taplo = new_language(tmp_path, "awk", "awk -f", "hanoi.awk", "#")
+    # the harness is installed outside these ports: a copy beside them, which reads offline and in
+    # every clone, not this machine's path to the installed one; a second port finds it there
+    assert elsewhere.read_text().splitlines()[0] == "#:schema ../schemas/language.schema.json"
+    assert copy == tmp_path / "schemas" / "language.schema.json" and copy.read_text() == SCHEMA_FILE.read_text()
+    assert taplo == tmp_path / ".taplo.toml" and 'path = "./schemas/language.schema.json"' in taplo.read_text()
     assert not problems(tomllib.loads(elsewhere.read_text()))
+    assert len(new_language(tmp_path, "tcl", "tclsh", "hanoi.tcl", "#")) == 2
 
 
 def test_a_new_port_beside_the_harness_points_at_its_schema_by_a_relative_path(tmp_path, monkeypatch):
@@ -167,3 +171,19 @@ def test_the_schema_refuses_every_control_and_format_character_in_a_url_that_the
         if not any(problem.startswith("source/0/url: ") for problem in problems(data)):
             taken.append(f"U+{ord(character):04X}")
     assert not taken, taken
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_harness_schema_prints_the_schema_the_harness_holds(name):
+    """What a repository without network or without this checkout copies, byte for byte, its ``$id``
+    the address the site publishes it at."""
+    done = harness_here("schema", name)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == schema_file(name).read_text()
+    assert json.loads(done.stdout)["$id"] == published(f"schemas/{name}.schema.json")
+
+
+def test_harness_schema_prints_the_manifests_by_default_and_refuses_another_name():
+    assert harness_here("schema").stdout == schema_file("language").read_text()
+    refused = harness_here("schema", "manifest")
+    assert refused.returncode == 2 and "'manifest' is not one of 'language', 'report', 'list'" in refused.stderr

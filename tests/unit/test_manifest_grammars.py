@@ -10,7 +10,7 @@ import pytest
 
 from conftest import project_ports
 from harness.discover import load_port
-from harness.gallery import _card, _shown
+from harness.gallery import gallery
 from harness.port import Port, Source
 from harness.report import WRITERS, PortInfo, Report
 from harness.settings import RunPlan
@@ -143,15 +143,15 @@ ODD_URL = "https://example.org/a?b=\"c\"&d='e'<f>"
 
 def test_every_page_that_links_a_source_escapes_its_address(tmp_path):
     source = Source("Notes", "unknown", "unknown", "unknown", ("recursive",), ODD_URL)
-    escaped = "https://example.org/a?b=&quot;c&quot;&amp;d=&#x27;e&#x27;&lt;f&gt;"
+    escaped = "https://example.org/a?b=&#34;c&#34;&amp;d=&#39;e&#39;&lt;f&gt;"
     plan = RunPlan(("good",), ("recursive",), (2,))
     info = PortInfo("good", "summary", ("recursive",), {}, None, (source,))
     report = Report("compare", "2026-01-01T00:00:00+00:00", "2026-01-01T00:00:01+00:00", "abc1234", plan, {"jobs": 1}, {"cores": 1}, [info], ["recursive"], [])
     page = WRITERS["html"].text(report)
     assert f'<a href="{escaped}" rel="noreferrer">{escaped}</a>' in page and ODD_URL not in page
     port = Port(name="good", folder=tmp_path, methods=("recursive",), sources=(source,))
-    card = _card("recursive", "good", _shown(report, [port]), None)
-    assert f'<a href="{escaped}" rel="noreferrer">' in card and ODD_URL not in card
+    site = gallery(report, [port], {})
+    assert f'<a href="{escaped}" rel="noreferrer">' in site and ODD_URL not in site
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 import regex
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from harness.patterns import never_matches
+from harness.patterns import fixed_around, never_matches
 
 LINES = ["".join(letters) for size in range(5) for letters in itertools.product("a0 ", repeat=size)]
 """Every line of up to four characters from a letter, a digit and a space (no line holds a line break)."""
@@ -77,3 +78,24 @@ def test_a_parse_of_another_shape_is_not_judged(monkeypatch):
     assert never_matches("a^b") is None
     monkeypatch.setattr(harness.patterns.sre_parse, "parse", lambda pattern: object())
     assert never_matches("a^b") is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fixed"),
+    [
+        (r"(?P<peg>[012]):(?P<discs>[0-9 ]*)", (2, 0)),
+        (r"Peg (?P<peg>[ABC]): \[(?P<discs>[\d,]*)\]", (8, 1)),
+        (r"(?P<peg>0|1|2):(?P<discs>[0-9 ]*?)", (2, 0)),  # a choice of single characters is a set
+        (r"(?P<peg>[012]): ?(?P<discs>[0-9 ]*)", None),  # the space may be read before the discs or among them
+        (r"\[*(?P<discs>[0-9,]*)\]*", None),
+        (r"(?P<peg>[012]):(?P<discs>[0-9 ]{0,5})", None),  # a bound: a long tower is not read whole
+        (r"(?P<peg>[012]):(?P<discs>(?:[0-9] )*)", None),
+        (r"(?i)(?P<peg>[a-c]):(?P<discs>[0-9 ]*)", None),
+        (r"(?P<peg>[012]):(?P<discs>[0-9 ]*)$", None),
+        (r"(?P<peg>[012]):(?P<discs>[0-9 ]*)(?<!9)", None),
+        (r"(?P<peg>[012]):(?P<discs>[0-9 ]*)(?P<more>[0-9 ]*)", None),
+        (r"(?P<peg>[012]):", None),
+    ],
+)
+def test_a_pattern_reads_fixed_characters_around_its_discs_only_where_its_parse_says_one_way(pattern, fixed):
+    assert fixed_around(pattern, "discs") == fixed

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("docker")
-from harness.images import recipe_fault  # noqa: E402 - the Docker SDK, only where the containers extra is installed
+from harness.runners.images import recipe_fault  # noqa: E402 - the Docker SDK, only where the containers extra is installed
 
 ROOT = Path(__file__).resolve().parents[2]
 

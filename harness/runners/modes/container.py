@@ -1,5 +1,5 @@
 """``--isolation container``: each cell, each command of a build and each version command runs in
-a fresh container of its port's image (images.py), started for it and removed after it, so nothing
+a fresh container of its port's image (runners/images.py), started for it and removed after it, so nothing
 one cell leaves (files in /tmp, shared memory, a process) reaches the next; with no network, a
 read-only root, the port's folder read-only at /port, the run's limits and an allowlisted
 environment, as the user nobody. And the sweep of containers a killed run left behind.
@@ -22,13 +22,14 @@ import docker.errors
 
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
-from harness.images import PORT_LABEL, Engine, engine, port_image
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
 from harness.port import Port
+from harness.readers import Stream
 from harness.runners import Mode
 from harness.runners.base import Runner
-from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, POLL_SECONDS, StderrKeeper, alive, ended
+from harness.runners.images import PORT_LABEL, Engine, engine, port_image
+from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, KEPT, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
 from harness.settings import DEFAULT_TIMEOUT, Backend
 
@@ -121,6 +122,7 @@ class ContainerWalls(Walls):
                 workdir = BUILD_MOUNT / job.folder.relative_to(folder)
         return ContainerCell(
             container, job.argv, job.seconds, done=lambda: self.containers.discard(container), stdin=job.stdin, workdir=workdir, names=job.names,
+            stream=job.stream,
         )
 
     def build_place(self) -> Path:
@@ -286,17 +288,22 @@ class ContainerCell(Runner):
 
     def __init__(
         self, container: PortContainer, argv: list[str], timeout: float, done: Callable[[], None], stdin: bytes | None = None,
-        workdir: Path = Path(PORT_MOUNT), names: tuple[str, ...] = (),
+        workdir: Path = Path(PORT_MOUNT), names: tuple[str, ...] = (), stream: Stream = "stdout",
     ) -> None:
         """The program runs in ``workdir`` (the port's folder, or a build's own) and sees the variables
-        ``names`` lists beside the allowlisted ones."""
+        ``names`` lists beside the allowlisted ones. ``stream``: which of its streams :meth:`output`
+        gives; both are made one by the container's shell (``2>&1``), so that they keep the order in
+        which they were written, which two streams of the engine's would not."""
         super().__init__(timeout)
         self.container, self._done = container, done
         self.returncode: int | None = None
         self._result: Finish | None = None
         self._released = False
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
-        self._stderr = StderrKeeper()
+        self._stderr = StderrKeeper(KEPT[stream])
+        self._swapped = stream == "stderr"
+        if stream == "both":
+            argv = ["sh", "-c", 'exec "$@" 2>&1', "sh", *argv]
         if container.group:
             container.group.begin()
         engine = container.engine
@@ -312,7 +319,8 @@ class ContainerCell(Runner):
     def _read(self, stream: Iterator[tuple[bytes | None, bytes | None]]) -> None:
         first = True
         try:
-            for out, err in stream:
+            for engine_out, engine_err in stream:
+                out, err = (engine_err, engine_out) if self._swapped else (engine_out, engine_err)
                 if err:
                     self._stderr.feed(err)
                 if out and first and out.startswith(RUNTIME_FAILURE):

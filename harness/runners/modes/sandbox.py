@@ -28,7 +28,7 @@ from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
 from harness.runners import Mode
-from harness.runners.process import PortProcess
+from harness.runners.process import Launch, PortProcess
 from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -84,10 +84,8 @@ class SandboxWalls(Walls):
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
-            return PortProcess(
-                argv, job.folder, job.seconds, job.stdin, limits=limits, env=environment, processes=self.processes, pass_fds=descriptors,
-                owner=becomes(user),
-            )
+            launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
+            return PortProcess(argv, job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SandboxWalls

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from harness.environment import port_environment
 from harness.runners import Mode
-from harness.runners.process import PortProcess
+from harness.runners.process import Launch, PortProcess
 from harness.runners.walls import Job, Walls, becomes, run_as
 
 
@@ -24,10 +24,8 @@ class SubprocessWalls(Walls):
         """The job's program as a subprocess of the harness (as its ``user``, where one is given)."""
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
-        return PortProcess(
-            run_as(job.user, job.argv), job.folder, job.seconds, job.stdin, limits=self.limits, env=environment, processes=self.processes,
-            own_pids=True, owner=becomes(job.user),
-        )
+        launch = Launch(job.stdin, self.limits, environment, own_pids=True, owner=becomes(job.user), stream=job.stream)
+        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SubprocessWalls

@@ -21,9 +21,10 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -34,9 +35,6 @@ from harness.port import Query
 from harness.runners.base import WAITS, Runner
 from harness.runners.postgres.connection import connect_seconds, psql_executable
 from harness.runners.process import BLOCK_BYTES, POLL_SECONDS, describe_exit, let_fill, process_status, widen_pipe
-
-if TYPE_CHECKING:
-    from harness.runners.postgres.database import Database
 
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query (and again, once asked to end its process), to end it."""
@@ -81,6 +79,114 @@ def psql_command(dsn: str, timeout: float, script: int, *commands: str) -> tuple
     environment = {**os.environ, "PGPASSWORD": str(password)} if password else dict(os.environ)
     given = [part for command in commands for part in ("-c", command)]
     return [psql_executable(), "-X", "-q", "-v", "VERBOSITY=verbose", "-d", conninfo, "-f", f"/dev/fd/{script}", *given, "-f", "-"], environment
+
+
+class QueryServer(Protocol):
+    """What a query stream reports to, and asks of, the server its query runs on (the run's
+    ``Database``): so that the stream knows no more of it than this, and can be held to it without one."""
+
+    server: str
+    """The server, named as a message names it."""
+
+    def host_pid(self, backend: int) -> int | None:
+        """The process on this machine that is the server's process ``backend``, where it is on this machine."""
+
+    def started(self, backend: int, role: str) -> None:
+        """A cell's query runs in the server process ``backend``, as ``role``."""
+
+    def signal(self, how: str, backend: int, role: str, answered: threading.Event) -> None:
+        """Cancel the query of ``backend`` (``how`` = cancel) or end that process (terminate); ``answered`` once the server has."""
+
+    def unreachable(self, dsn: str, reason: str) -> str:
+        """Why a cell could not connect (libpq's ``reason``), in a line."""
+
+    def ended(self, wait: float = 0.0) -> str | None:
+        """That the server has ended, if it has (looking for ``wait`` seconds)."""
+
+    def unanswered(self, cancelled: bool, ending: bool) -> str:
+        """Why a query did not end within CANCEL_GRACE of being asked to, in a line."""
+
+
+@dataclass
+class Verdict:
+    """How a query ended, as what psql said tells it: its failure and the evidence for it, whether it
+    ran out of time, and why the server, not the port, ended it (``silence``)."""
+
+    failure: str | None = None
+    evidence: str = ""
+    timed_out: bool = False
+    silence: str | None = None
+
+
+class PsqlSays:
+    """What psql says on its standard error, heard block by block as it comes: which server process is
+    its own (``on_backend`` is told, once), the end of the query (``on_end``), the server's first
+    error and psql's own first complaint; and for a query whose moves are its NOTICEs, their texts."""
+
+    def __init__(self, end_of_query: str, notices: bool, on_backend: Callable[[int], None], on_end: Callable[[], None]) -> None:
+        self.end_of_query, self.notices = end_of_query, notices
+        self.on_backend, self.on_end = on_backend, on_end
+        self.backend: int | None = None
+        self.query_ended = False  # psql said END_OF_QUERY: what the server says after it is no longer the query's
+        self.error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
+        self.said = ""  # psql's own first complaint (a connection that failed or was lost)
+        self._partial = b""  # the line so far
+        self._in_notice = False  # the line before was a NOTICE's text
+
+    def hear(self, block: bytes) -> bytes:
+        """Take in ``block``; the NOTICEs' texts it completes, for a query whose moves they are."""
+        *lines, partial = (self._partial + block).split(b"\n")
+        self._partial = partial[:PSQL_LINE_BYTES]
+        said: list[bytes] = []
+        for line in lines:
+            if self.notices and not self.query_ended and (notice := self._notice_text(line)) is not None:
+                said.append(notice)
+                continue
+            text = line.decode("utf-8", "replace").rstrip()
+            if self.backend is None and text.isdigit():
+                self.backend = int(text)
+                self.on_backend(self.backend)
+            elif text == self.end_of_query:
+                self.query_ended = True
+                self.on_end()
+            elif (error := SERVER_ERROR.match(text)) and self.error is None and not self.query_ended:
+                self.error = error["sqlstate"], error["message"]
+            elif text and not self.said and not SERVER_FIELD.match(text) and not text[0].isspace():
+                self.said = text.removeprefix("psql: error: ")
+        return b"".join(said)
+
+    def _notice_text(self, line: bytes) -> bytes | None:
+        """A line of a NOTICE's text, with its line ending (none for the LOCATION line that ends it);
+        None for any other line. psql prints a notice whole, its text then its fields, so nothing of
+        psql's own comes between."""
+        if line.startswith(b"NOTICE:  ") and (notice := NOTICE.match(line)):
+            self._in_notice = True
+            return line[notice.end():] + b"\n"
+        if self._in_notice:
+            if line.startswith(b"LOCATION:  "):
+                self._in_notice = False
+                return b""
+            if not SERVER_FIELD.match(line.decode("utf-8", "replace")):
+                return line + b"\n"
+            self._in_notice = False
+        return None
+
+    def verdict(self, server: QueryServer, dsn: str, exit: str) -> Verdict:
+        """How the query ended, psql having said all it had to and ended as ``exit`` says: out of
+        time by the server's own deadline, never connected (the server asked why), connected and
+        lost (the server asked whether it has ended), or failed with the server's error."""
+        sqlstate, message = self.error or ("", "")
+        if sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
+            return Verdict(timed_out=True)
+        if self.backend is None:
+            return Verdict(silence=server.unreachable(dsn, self.said or exit))
+        if not self.query_ended:  # psql lost its connection
+            # A server killed closes its connections a moment before it is seen to have ended.
+            silence = server.ended(LOST_WAIT)
+            return Verdict(None if silence else "the connection to PostgreSQL was lost", message or self.said, silence=silence)
+        if sqlstate:
+            return Verdict(f"the query failed with SQLSTATE {sqlstate}", message)
+        return Verdict()
 
 
 class _ServerProcess:
@@ -128,29 +234,24 @@ class QueryStream(Runner):
     and the cell's word) and waits, still connected, while the harness reads what that process used;
     then its stdin is closed and it exits."""
 
-    def __init__(self, dsn: str, role: str, query: Query, method: str, n: int, timeout: float, database: Database) -> None:
+    def __init__(self, dsn: str, role: str, query: Query, method: str, n: int, timeout: float, database: QueryServer) -> None:
         """``dsn`` connects as the port's ``role``, whose server processes alone the harness signals for the cell."""
         super().__init__(timeout)
         self._dsn, self._role = dsn, role
         self._database = database
+        self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
+        self._says = PsqlSays(self._end_of_query, query.notices, self._send_query, self._end_session)
         self._lock = threading.Lock()  # starting the cancel, sending the query, killing psql: one at a time
         self._ended = threading.Event()  # nothing reads psql any more
         self._halting: threading.Thread | None = None
         self._closed = False
         self._heard_all = False  # psql has closed its output: it has exited, and said all it had to
-        self._query_ended = False  # psql said END_OF_QUERY: what the server says after it is no longer the query's
         self._failure: str | None = None
         self._silence: str | None = None  # why the server, not the port, ended the cell, if it did
         self._waiting: float | None = None  # since when the reading waits for psql, if it does
         self._evidence = ""
         self._server: _ServerProcess | None = None
         self._usage: Usage | None = None  # read once, while the server process still lives
-        self._partial = b""  # stderr's line so far
-        self._notices = query.notices  # the moves are the query's NOTICEs, not its rows
-        self._in_notice = False  # the line before was a NOTICE's text
-        self._error: tuple[str, str] | None = None  # the first error the server reported: SQLSTATE, message
-        self._said = ""  # psql's own first complaint (a connection that failed or was lost)
-        self._end_of_query = f"{END_OF_QUERY} {uuid.uuid4().hex}"
         script, self._script = os.pipe()
         argv, environment = psql_command(dsn, timeout, script, f"COPY ({statement(query, method, n)}) TO STDOUT", f"\\warn {self._end_of_query}")
         try:
@@ -199,54 +300,16 @@ class QueryStream(Runner):
                     poller.unregister(fd)
                     still_open -= 1
                 elif fd == messages:
-                    if said := self._hear(block):
+                    if said := self._says.hear(block):
                         yield said
                         let_fill(block)
-                elif not self._notices:
+                elif not self._says.notices:
                     yield block.replace(b"\t", b" ")
                     let_fill(block)
         if not still_open:
-            if said := self._hear(b"\n"):
+            if said := self._says.hear(b"\n"):
                 yield said
             self._heard_all = True
-
-    def _hear(self, block: bytes) -> bytes:
-        """Take in what psql says on stderr: its server process, the end of the query, errors; and
-        for a query whose moves are its NOTICEs, their texts, which it returns."""
-        *lines, partial = (self._partial + block).split(b"\n")
-        self._partial = partial[:PSQL_LINE_BYTES]
-        said: list[bytes] = []
-        for line in lines:
-            if self._notices and not self._query_ended and (notice := self._notice_text(line)) is not None:
-                said.append(notice)
-                continue
-            text = line.decode("utf-8", "replace").rstrip()
-            if self._server is None and text.isdigit():
-                self._send_query(int(text))
-            elif text == self._end_of_query:
-                self._query_ended = True
-                self._end_session()
-            elif (error := SERVER_ERROR.match(text)) and self._error is None and not self._query_ended:
-                self._error = error["sqlstate"], error["message"]
-            elif text and not self._said and not SERVER_FIELD.match(text) and not text[0].isspace():
-                self._said = text.removeprefix("psql: error: ")
-        return b"".join(said)
-
-    def _notice_text(self, line: bytes) -> bytes | None:
-        """A line of a NOTICE's text, with its line ending (none for the LOCATION line that ends it);
-        None for any other line. psql prints a notice whole, its text then its fields, so nothing of
-        psql's own comes between."""
-        if line.startswith(b"NOTICE:  ") and (notice := NOTICE.match(line)):
-            self._in_notice = True
-            return line[notice.end():] + b"\n"
-        if self._in_notice:
-            if line.startswith(b"LOCATION:  "):
-                self._in_notice = False
-                return b""
-            if not SERVER_FIELD.match(line.decode("utf-8", "replace")):
-                return line + b"\n"
-            self._in_notice = False
-        return None
 
     def _send_query(self, backend: int) -> None:
         """psql is connected, its server process is ``backend``: let it run the query (its script
@@ -331,18 +394,10 @@ class QueryStream(Runner):
         """How the query ended, from what psql said, unless the harness ended it."""
         if self.stopped or self.timed_out or self._silence:
             return  # the cancel we asked for, or the psql we killed, saying why
-        sqlstate, message = self._error or ("", "")
-        if sqlstate == "57014":  # the server's own statement_timeout: the deadline, seen from there
+        verdict = self._says.verdict(self._database, self._dsn, describe_exit(self._psql.returncode))
+        if verdict.timed_out:
             self._timed_out.set()
-        elif self._server is None:
-            self._silence = self._database.unreachable(self._dsn, self._said or describe_exit(self._psql.returncode))
-        elif not self._query_ended:  # psql lost its connection
-            # A server killed closes its connections a moment before it is seen to have ended.
-            self._silence = self._database.ended(LOST_WAIT)
-            self._failure = None if self._silence else "the connection to PostgreSQL was lost"
-            self._evidence = message or self._said
-        elif sqlstate:
-            self._failure, self._evidence = f"the query failed with SQLSTATE {sqlstate}", message
+        self._failure, self._evidence, self._silence = verdict.failure, verdict.evidence, verdict.silence
 
     def close(self) -> None:
         """Stop the deadline's timer, once a cancel under way is done (within CANCEL_GRACE), then kill

@@ -460,7 +460,7 @@ class Container:
         started, its image made: its administrator's connection string, through its socket."""
         import docker.errors
 
-        from harness.images import Engine, port_image  # the Docker SDK, only for a run that uses it
+        from harness.runners.images import Engine, port_image  # the Docker SDK, only for a run that uses it
         from harness.runners.modes.container import container_labels
 
         try:
