@@ -195,14 +195,15 @@ def test_a_port_named_with_line_breaks_writes_no_line_of_its_own_into_the_report
 @pytest.mark.docker
 @pytest.mark.xfail(strict=True, reason="the build's context is made and sent before the build's time starts, and nothing bounds its size")
 def test_a_port_with_a_large_sparse_file_is_held_to_its_build_timeout_in_containers(tmp_path, docker_engine, run_tmpdir):
-    """A port's folder that holds a 2 GiB sparse file (it takes no room on disk): making its image's
+    """A port's folder that holds a 4 GiB sparse file (it takes no room on disk): making its image's
     context writes and sends every byte of it, past ``--build-timeout`` and taking twice its size of
     the disk while it does. The build is held to its time (or the folder refused), the cell's build
     error says so."""
     root = tmp_path / "ports"
     recipe_port(root, "sparse", "")
+    (root / "sparse" / "fresh").write_text(uuid.uuid4().hex)  # an image of its own, never one an earlier run left
     with (root / "sparse" / "blob").open("wb") as blob:
-        blob.truncate(2 << 30)
+        blob.truncate(4 << 30)
     started = time.monotonic()
     done, report = compare_json(
         tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", "--timeout", str(BUILD_SECONDS),
