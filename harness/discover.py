@@ -48,15 +48,17 @@ EXECUTABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 """A program's name as PATH finds it: no path, no option, nothing a shell or a package manager reads."""
 PACKAGE_NAMES = {
     "debian": r"(?!\S*\.\+)[a-z0-9][a-z0-9+.-]*(?:[a-z0-9]|\+\+)",
-    "homebrew": r"(?!\S*\.rb(?:\s|$))(?:[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*/)?[a-z0-9][a-z0-9@._+-]*",
+    "homebrew": r"[a-z0-9][a-z0-9_+-]*(?:@[0-9]+(?:\.[0-9]+)*)?",
 }
 """The names each package manager takes, as a manifest's ``debian`` and ``homebrew`` give them,
 separated by spaces; a manifest's text reaches an installer only as such names, never as an option,
 an action or a pattern. Debian's: its policy's ``[a-z0-9][a-z0-9+.-]+``, ending in a letter or a
 digit, or in ``++`` (``g++``), never in the ``-`` or ``+`` by which apt removes or installs what the
 rest names, and with no ``.+``; no release (``/``), version (``=``), architecture (``:``) or
-pattern (``?``, ``*``, ``[``). Homebrew's: a formula's name, or ``user/tap/name``; no path or
-address (``./x.rb``, ``x.rb``, ``https:``), which brew would read a formula from."""
+pattern (``?``, ``*``, ``[``). Homebrew's: a plain formula's name, with a version after ``@``
+(``openjdk@17``, ``python@3.12``), and nothing else: no tap (``user/tap/name``, which brew would
+tap, a repository of someone else's, to install), no file, bottle or address (``./x.rb``,
+``x.rb``, ``x--1.0.bottle.tar.gz``, ``https:``), which brew would read a formula from."""
 SOURCE_KEYS = ("title", "author", "published", "terms", "methods", "url")
 SOURCE_TEXTS = ("title", "author", "published", "terms")
 """What a [[source]] must say, each in words: "unknown" where it is not known, never left out."""

@@ -20,8 +20,11 @@ import pwd
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+from harness.model import QUOTE_CHARS, shorten
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TERM", "TZ")
 """Variables every port sees as the harness does, with every ``LC_*`` one."""
@@ -90,6 +93,7 @@ class Secrets:
     def __init__(self, environment: Mapping[str, str]) -> None:
         self._lock = threading.Lock()
         self._values: set[str] = set()
+        _RUNS.add(self)
         for name, value in environment.items():
             if secret_name(name) or secret_value(value):
                 self.add(value)
@@ -110,7 +114,30 @@ class Secrets:
         for value in values:
             if value in text:
                 text = text.replace(value, MASK)
-        return URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+        return _shapes_masked(text)
+
+
+def _shapes_masked(text: str) -> str:
+    return URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+
+
+_RUNS: weakref.WeakSet[Secrets] = weakref.WeakSet()
+"""The secrets of every run of this process, which a cut of a port's text masks first."""
+
+
+def masked(text: str) -> str:
+    """``text`` with the secrets of every run under way masked, as the run's report will mask them,
+    and every text shaped like a token: what cuts a port's line short masks it first, so that a cut
+    through a secret leaves nothing of it that masking the cut line could no longer tell."""
+    for secrets in list(_RUNS):
+        text = secrets.mask(text)
+    return _shapes_masked(text)
+
+
+def quote(text: str, limit: int = QUOTE_CHARS, whole: int | None = None) -> str:
+    """A port's ``text`` quoted for a message as :func:`~harness.model.shorten` quotes it, its secrets
+    masked before it is cut."""
+    return shorten(masked(text), limit, whole)
 
 
 def cache_root() -> Path:
@@ -122,7 +149,13 @@ def cache_root() -> Path:
 
 READ_PLACES = tuple(PurePosixPath(top) for top in ("/usr", "/etc", "/var/lib", "/opt"))
 """Where a language's tools keep their data: a manifest's ``reads`` names something below one of
-these (``/usr/...``, ``/etc/NAME``, ``/var/lib/NAME``, ``/opt/NAME``), and nothing else."""
+these (``/usr/...``, ``/etc/NAME`` of ETC_READS, ``/var/lib/NAME``, ``/opt/NAME``), and nothing else."""
+ETC_READS = re.compile(r"java-[0-9]+-openjdk|mono|php|gnucobol")
+"""What of ``/etc`` a manifest may name, the folder of one language's tools' settings: OpenJDK's,
+Mono's, PHP's, GnuCOBOL's, what the ports' tools read. ``/etc`` holds other tools' settings and
+credentials beside them (``gitconfig``, ``npmrc``, ``pip.conf``, ``apt/auth.conf.d``, a backup
+of ``shadow``), which no pattern of names tells from a language's, so a folder is added here when
+a port's tool needs it, never taken by its shape."""
 READ_PATH = re.compile(r"(?:/[A-Za-z0-9_+][A-Za-z0-9_.+-]{0,99}){2,16}")
 """A path a manifest may ask to read: absolute, two folders deep at least, plain names (no ``..``,
 no hidden name, no option, no space), as bubblewrap takes it as one argument."""
@@ -189,6 +222,8 @@ def refused_read(path: str, ports: Iterable[Path] = ()) -> str | None:
             return f"{path} is in {place}, {what}: no port may read it"
         if place.is_relative_to(asked):
             return f"{path} holds {place}, {what}: no port may read it"
+    if asked.is_relative_to("/etc") and not ETC_READS.fullmatch(asked.parts[2]):
+        return f"{path} is not the settings of a language's tools in /etc that a port may read: /etc/{ETC_READS.pattern.replace('|', ', /etc/')}"
     return None
 
 

@@ -393,6 +393,11 @@ class Fence:
         """The tree's CPU seconds, where its control group counts them."""
         return self.group.cpu_seconds() if self.group else None
 
+    def shares_cpu(self) -> bool:
+        """Whether the kernel shares the CPU by cell for this tree: its control group has the CPU
+        controller. Elsewhere it shares it by process, or by session, which a port may make by the hundred."""
+        return self.group is not None and "cpu" in self.group.folders
+
     def peak(self) -> int | None:
         """The tree's peak memory: the control group's own figure, or the largest sample taken."""
         return self.group.peak() if self.group else self.peak_sampled or None

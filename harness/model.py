@@ -180,6 +180,9 @@ class Finish:
     limit: str | None = None
     usage: Usage = Usage()
     exit_code: int | None = None
+    cpu_shared: bool = True
+    """Whether the CPU was shared by cell while it ran (a control group's weight, a container's, a
+    server's): where it was not, a neighbour's many processes may have taken its time."""
     unread_lines: int = 0
     """How many lines the program wrote on the stream its moves are not read from (standard error,
     most often): where the moves are missing, a sign they went there."""

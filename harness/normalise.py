@@ -15,8 +15,8 @@ from typing import Any
 
 import regex
 
+from harness.environment import quote
 from harness.errors import OutOfTime, Unreadable
-from harness.model import shorten
 from harness.readers import Output
 
 MAX_LINE_BYTES = 8192
@@ -113,7 +113,7 @@ class OutputStream:
             if self._separator is None:
                 what = f"line {number} is longer than {MAX_LINE_BYTES:,} bytes, the most a move's line may be"
             start = window[:200].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            raise Unreadable(f"{what}; it starts {shorten(start, 60, whole=len(window))}")
+            raise Unreadable(f"{what}; it starts {quote(start, 60, whole=len(window))}")
         piece = window[:cut.start()].encode("utf-8", "surrogateescape")
         self._at += len(window[:cut.end()].encode("utf-8", "surrogateescape"))
         self._begin(ends=False)
@@ -146,7 +146,7 @@ class Clock:
             if self._deadline is not None and time.monotonic() >= self._deadline:
                 raise OutOfTime() from None
             raise Unreadable(
-                f"the pattern {pattern.pattern!r} was still matching {shorten(text, 60)} after {MATCH_SECONDS:g} s"
+                f"the pattern {pattern.pattern!r} was still matching {quote(text, 60)} after {MATCH_SECONDS:g} s"
             ) from None
 
     def pieces(self, output: Output, line: str) -> list[str]:
@@ -165,7 +165,7 @@ class Clock:
         expected = " or ".join(pattern.pattern for pattern in patterns)
         partial = next((pattern.pattern for pattern in patterns if self.run(pattern, "search", text)), None)
         hint = f" ({partial} matches part of it: patterns must match the whole line)" if partial else ""
-        raise Unreadable(f"{shorten(text)} matches none of the port's patterns; expected {expected}{hint}")
+        raise Unreadable(f"{quote(text)} matches none of the port's patterns; expected {expected}{hint}")
 
 
 def peg_number(pegs: dict[str, int], name: str) -> int:
@@ -173,7 +173,7 @@ def peg_number(pegs: dict[str, int], name: str) -> int:
     try:
         return pegs[name]
     except KeyError:
-        raise Unreadable(f"peg {shorten(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
+        raise Unreadable(f"peg {quote(name, 40)} is not one of {', '.join(map(repr, pegs))}") from None
 
 
 def disc_named(discs: dict[str, int], text: str) -> int:
@@ -181,7 +181,7 @@ def disc_named(discs: dict[str, int], text: str) -> int:
     try:
         return discs[text]
     except KeyError:
-        raise Unreadable(f"disc {shorten(text, 40)} is not one of the port's discs {', '.join(map(repr, discs))}") from None
+        raise Unreadable(f"disc {quote(text, 40)} is not one of the port's discs {', '.join(map(repr, discs))}") from None
 
 
 def disc_number(text: str) -> int:

@@ -38,8 +38,12 @@ class Patience:
 
     def deadline(self) -> float:
         """When the wait is over (on time.monotonic's clock), as the machine's load stands now."""
+        return self.started + self.limit()
+
+    def limit(self) -> float:
+        """The bound in seconds, stretched as the machine's load stands now: for a call that takes a time-out."""
         self.stretch = max(self.stretch, min(load(), MOST_STRETCH))
-        return self.started + self.seconds * self.stretch
+        return self.seconds * self.stretch
 
     def bound(self) -> str:
         """The bound in words: ``60 s``, or ``60 s, stretched to 180 s while the machine was busy``."""

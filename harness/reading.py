@@ -22,6 +22,12 @@ from harness.port import Program
 from harness.readers import READERS, Reader
 from harness.verify import CANONICAL, Board
 
+UNSHARED_CPU = (
+    "; the CPU was not shared by cell here (no control group with the CPU controller: the kernel shares it by process"
+    " and session), so other processes may have taken this cell's time: --jobs 1, or run as root (docs/isolation.md)"
+)
+"""What a time-out says where no control group weighed the cell as one: it may be its neighbours'
+doing, not the port's."""
 SLOW_STRETCH_MOVES = 4096
 """Read line by line, the reference is unfolded this many moves at a time, so the cell's time is
 checked between them."""
@@ -286,6 +292,7 @@ class CellReading:
             cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"
         elif finish.timed_out:
             cell.outcome, cell.detail = Outcome.ERROR, f"timed out after {timeout:g} s, having printed {cell.moves} moves"
+            cell.detail += "" if finish.cpu_shared else UNSHARED_CPU
             cell.reason = Reason.TIMEOUT
         elif finding and finding[0] is Outcome.ERROR:
             (cell.outcome, cell.detail), cell.reason = finding, Reason.UNREADABLE

@@ -18,11 +18,13 @@ from harness.model import visible
 @click.pass_obj
 def check(session: Session, /, paths: tuple[Path, ...]) -> int:
     """Check manifests, and nothing else: every key, placeholder, pattern and [[requires]], as a run
-    reads them, without running, building or asking anything (for a commit hook or an editor).
+    reads them, and a port's Containerfile as its image's build reads it, without running, building
+    or asking anything (for a commit hook or an editor).
     A PATH is a language.toml, a port's folder, or a folder of ports; none: every port under --root.
-    Every fault of every manifest is named in one run, one a line, FILE:LINE: why.
+    Every fault of every manifest and recipe is named in one run, one a line, FILE:LINE: why.
     Exit 0 when all are sound, 1 otherwise."""
     from harness.discover import MANIFEST, load_port, schema_line_fault
+    from harness.recipe import recipe_problem
 
     given = paths or (Path(os.path.relpath(session.root)),)
     manifests: dict[Path, None] = {}  # in order, each once
@@ -33,7 +35,10 @@ def check(session: Session, /, paths: tuple[Path, ...]) -> int:
         manifests.update(dict.fromkeys([path] if path.is_file() else [inside] if inside.is_file() else sorted(path.glob(f"*/{MANIFEST}"))))
     if not manifests:
         raise click.UsageError(f"no manifests in {', '.join(map(str, given))}: a port is a folder with a {MANIFEST}")
-    broken = [faults for manifest in manifests if (faults := (*load_port(manifest).manifest_faults, *filter(None, [schema_line_fault(manifest)])))]
+    broken = [
+        faults for manifest in manifests
+        if (faults := (*load_port(manifest).manifest_faults, *filter(None, [schema_line_fault(manifest), recipe_problem(manifest.parent)])))
+    ]
     for fault in (fault for faults in broken for fault in faults):
         click.echo(visible(fault))
     count = len(manifests)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from harness.environment import quote
 from harness.errors import Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
-from harness.model import PEGS, Move, Piece, Transfer, shorten
+from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import Clock, Towers
 from harness.readers import Output
 from harness.readers.states import one_move, show
@@ -66,7 +67,7 @@ class DrawingReader:
             self._rows.append(self._row(line, len(self._rows)))
             return []
         if line:
-            raise Unreadable(f"{shorten(line)} should be the blank line after a drawing's {PEGS} rows")
+            raise Unreadable(f"{quote(line)} should be the blank line after a drawing's {PEGS} rows")
         towers, self._rows = self._rows, []
         self._drawings += 1
         before, self._towers = self._towers, towers
@@ -89,13 +90,13 @@ class DrawingReader:
         """The discs a row draws, from the top."""
         body, bar, name = line.rpartition("|")
         if not bar or name != self._names[peg]:
-            raise Unreadable(f"{shorten(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
+            raise Unreadable(f"{quote(line)} should be the row of peg {self._names[peg]}, ending in |{self._names[peg]}")
         slot = self._slot
         slots = [body[start:start + slot] for start in range(0, len(body), slot)]
         if len(body) != self._width or any(not self._slot_reads(each) for each in slots):
             named = "name" if self._discs else "number"
             raise Unreadable(
-                f"{shorten(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
+                f"{quote(line)}: a row draws {self._n} slots of {slot} characters before the |, each hyphens"
                 f" or a disc's {named} right-aligned after them"
             )
         return tuple(self._discs[label] if self._discs else int(label) for each in slots if (label := each.lstrip("-")))

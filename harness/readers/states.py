@@ -7,9 +7,10 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
+from harness.environment import quote
 from harness.errors import OutOfTime, Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
-from harness.model import PEGS, Move, Piece, Transfer, shorten
+from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import MAX_LINE_BYTES, Clock, Towers, disc_number, peg_number
 from harness.patterns import fixed_around
 from harness.readers import Output
@@ -44,10 +45,10 @@ class StateReader:
             named, tower, top_first = self._read_tower(piece)
             if top_first is not None and self.top_first is not None and top_first != self.top_first:
                 order = "top" if self.top_first else "bottom"
-                raise Violation(f"the tower {shorten(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
+                raise Violation(f"the tower {quote(piece)} has a disc on a smaller one, read {order} first as the program lists its towers")
             peg = len(self._reading) if named is None else named
             if peg in self._reading:
-                raise Unreadable(f"{shorten(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
+                raise Unreadable(f"{quote(piece)} shows peg {self._output.pegs[peg]} a second time in one state")
             self._reading[peg] = tower
             self.top_first = top_first if self.top_first is None else self.top_first
             if len(self._reading) == PEGS:
@@ -133,7 +134,7 @@ class DiscNames:
         for match in [*self._pattern.finditer(text), None]:
             gap = text[at:match.start() if match else len(text)]
             if gap and not re.fullmatch(SEPARATORS, gap):
-                raise Unreadable(f"{shorten(gap, 40)} in the tower {shorten(text)} is none of the port's discs {', '.join(map(repr, self._numbers))}")
+                raise Unreadable(f"{quote(gap, 40)} in the tower {quote(text)} is none of the port's discs {', '.join(map(repr, self._numbers))}")
             if match:
                 discs.append(self._numbers[match[0]])
                 at = match.end()
@@ -150,7 +151,7 @@ def _tower(text: str, names: DiscNames | None = None) -> tuple[tuple[int, ...], 
         return discs, order
     if list(discs) == sorted(discs, reverse=True):
         return discs[::-1], order
-    raise Violation(f"the tower {shorten(text)} has a disc on a smaller one")
+    raise Violation(f"the tower {quote(text)} has a disc on a smaller one")
 
 
 _MARKS = tuple((bytes([0x0E + 2 * position]), bytes([0x0F + 2 * position])) for position in range(PEGS))

@@ -21,8 +21,7 @@ import os
 import re
 import socket
 import threading
-import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -36,7 +35,9 @@ import urllib3.response
 
 from harness.errors import ContainerError, ImageBuildFailed, first_line
 from harness.model import utf8_safe
+from harness.patience import Patience
 from harness.port import CONTAINERFILE, Requirement, tree_digest
+from harness.recipe import recipe_fault
 from harness.runners.base import WAITS
 
 LOCAL_BASE = "hanoi-polyglot/base:bookworm"
@@ -63,9 +64,10 @@ Arguments = ParamSpec("Arguments")
 
 def engine(timeout: float = ENGINE_TIMEOUT) -> docker.DockerClient:
     """A client of the Docker engine the environment names, each call of which waits at most
-    ``timeout`` seconds for an answer; :class:`ContainerError` if none answers."""
+    ``timeout`` seconds for an answer (stretched while the machine is busy); :class:`ContainerError`
+    if none answers."""
     try:
-        client = docker.from_env(timeout=timeout)
+        client = docker.from_env(timeout=Patience(timeout).limit())
         client.ping()
     except Exception as error:  # the SDK raises unrelated types (DockerException, requests' errors) here
         raise ContainerError(f"no Docker engine answers ({first_line(error)})") from None
@@ -83,10 +85,13 @@ class Engine:
         self._silence: str | None = None
 
     def call(self, what: str, function: Callable[Arguments, Result], *args: Arguments.args, **kwargs: Arguments.kwargs) -> Result:
-        """``function(*args, **kwargs)``, a call into the engine for ``what`` (``removing a container``);
+        """``function(*args, **kwargs)``, a call into the engine for ``what`` (``removing a container``),
+        within the engine's time, stretched while the machine is busy (the engine is slow then, not gone);
         the engine's own refusals (DockerException) pass through as they are, while an engine that does
         not answer is a :class:`ContainerError` naming it and what was asked."""
         self.check()
+        patience = Patience(self.timeout)
+        self.client.api.timeout = patience.limit()
         try:
             with WAITS.on(f"the Docker engine ({what})"):
                 return function(*args, **kwargs)
@@ -94,7 +99,7 @@ class Engine:
             raise
         except (requests.exceptions.RequestException, OSError) as error:
             timed_out = isinstance(error, requests.exceptions.Timeout)
-            why = f"within {self.timeout:g} s" if timed_out else f"({first_line(error)})"
+            why = f"within {patience.bound()}" if timed_out else f"({first_line(error)})"
             self._silence = f"the Docker engine did not answer {why}, {what}"
             raise ContainerError(self._silence) from None
 
@@ -156,71 +161,6 @@ def port_image(  # noqa: PLR0913
     return image
 
 
-RECIPE_BASES = ("${BASE}", "$BASE")
-"""How a port's recipe names the image the harness gives it to start from."""
-CONTINUED = re.compile(r"\\[ \t]*$")
-
-
-DIRECTIVE = "#DIRECTIVE"
-"""How _instructions names a parser directive, which no instruction's keyword can be."""
-
-
-def recipe_fault(text: str) -> str | None:
-    """Why a port's Containerfile may not be built, if it may not. The engine builds it with no
-    network, but fetches by itself what an ``ADD`` names by URL, and reads any image it holds that a
-    ``FROM`` or a ``COPY --from`` names: a port's recipe starts from ``BASE`` or a stage of its own,
-    copies with ``COPY`` from its folder or its stages, gives its steps no option, and keeps the
-    engine's escape character (``\\``), the one by which its lines are read here."""
-    unseen = next((char for char in text if char not in "\t\n\r " and unicodedata.category(char)[0] in "CZ"), None)
-    if unseen is not None:
-        number = text.count("\n", 0, text.index(unseen)) + 1
-        return f"line {number}: holds U+{ord(unseen):04X}, which the engine and this check could read differently: a recipe is plain text"
-    stages: list[str] = []
-    """The names of the recipe's stages so far, which a later FROM or COPY --from may name."""
-    for number, words in _instructions(text):
-        if words[0].upper() == "ONBUILD":
-            words = words[1:] or words
-        keyword, arguments = words[0].upper(), words[1:]
-        if keyword == DIRECTIVE:
-            return f"line {number}: the parser directive {arguments[0]}=: a port's recipe takes none (the escape character stays \\)"
-        if keyword == "ADD":
-            return f"line {number}: ADD fetches what a URL names, past the build's walls: use COPY"
-        if keyword == "RUN" and arguments and arguments[0].startswith("--"):
-            return f"line {number}: RUN {arguments[0]}: a step takes no option"
-        if keyword == "FROM":
-            named = len(arguments) == 3 and arguments[1].upper() == "AS"
-            if not (len(arguments) == 1 or named) or arguments[0] not in RECIPE_BASES and arguments[0].lower() not in stages:
-                return f"line {number}: FROM {' '.join(arguments)}: a port's image starts from ${{BASE}} or a stage of its own"
-            stages.append(arguments[2].lower() if named else "")
-        ours = {*filter(None, stages), *map(str, range(len(stages)))}
-        sources = [word.partition("=")[2] for word in arguments if word.lower().startswith("--from=")]
-        foreign = [source for source in sources if source not in RECIPE_BASES and source.lower() not in ours]
-        if keyword == "COPY" and foreign:
-            return f"line {number}: COPY --from={foreign[0]}: a port copies from its folder or a stage of its own"
-    return None
-
-
-def _instructions(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words,
-    its lines cut where the engine cuts them (at a line feed alone); a parser directive (``escape``,
-    ``syntax``, ``check``) as the words DIRECTIVE and its name."""
-    words: list[str] = []
-    first = 0
-    for number, line in enumerate((line.removesuffix("\r") for line in text.split("\n")), 1):
-        directive = re.fullmatch(r"\s*#\s*(escape|syntax|check)\s*=.*", line, re.IGNORECASE)
-        if not words and directive:
-            yield number, [DIRECTIVE, directive[1].lower()]
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        first = first if words else number
-        words += CONTINUED.sub("", line).split()
-        if not CONTINUED.search(line) and words:
-            yield first, words
-            words = []
-    if words:
-        yield first, words
-
-
 def image_name(port: str) -> str:
     """The name of a port's image, which Docker takes whatever the port is called: the name itself
     where Docker takes it as it is (``python``); else (``<svg onload=…>``, ``--help``, ``Perl``, bytes
@@ -233,8 +173,17 @@ def image_name(port: str) -> str:
     return f"{IMAGE_REPOSITORY}/{slug}-{digest}" if slug else f"{IMAGE_REPOSITORY}/{digest}"
 
 
+KNOWN_PACKAGES = (
+    'for package in {packages}; do apt-cache --all-names pkgnames "$package" | grep -qxF -e "$package"'
+    ' || {{ echo "apt\'s lists hold no package named $package, which apt-get would read as a pattern or an action" >&2; exit 100; }}; done'
+)
+"""The shell words that fail, naming it, where apt's lists hold no package of exactly one of the
+names: apt-get reads a name it does not know that holds a ``.`` as a pattern (``zlib1g.de``) and
+one that ends in ``+`` as an action, so it is given only names it knows as they are, as
+``harness doctor --install`` gives it."""
 PACKAGES_STEP = (
     "RUN mkdir -p /usr/share/man/man1 \\\n && apt-get update \\\n"
+    f" && {KNOWN_PACKAGES} \\\n"
     " && DEBIAN_FRONTEND=noninteractive apt-get install --yes --no-install-recommends -- {packages} \\\n"
     " && rm -rf /var/lib/apt/lists/*"
 )

@@ -27,10 +27,11 @@ import time
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
+from harness.environment import masked
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
@@ -41,6 +42,9 @@ BLOCK_BYTES = 1 << 20
 STDERR_HEAD_LINES = 4
 STDERR_TAIL_LINES = 12
 STDERR_LINE_BYTES = 400
+STDERR_KEPT_BYTES = STDERR_LINE_BYTES + 4096
+"""What of a line is kept to be masked before it is cut to STDERR_LINE_BYTES: room for a secret
+that starts before the cut to be seen whole, and masked, instead of cut through."""
 EXIT_GRACE_SECONDS = 1.0
 """How long output may still drain after the port's own process has exited and its tree was killed."""
 POLL_SECONDS = 0.1
@@ -258,8 +262,9 @@ class StderrKeeper:
         self.name = name
         self.lines = 0
         """How many lines the stream held, a last one without its line ending included."""
-        self._head: list[bytes] = []
-        self._tail: list[bytes] = []
+        self._head: list[tuple[bytes, int]] = []
+        self._tail: list[tuple[bytes, int]] = []
+        """Each line kept: its start, up to STDERR_KEPT_BYTES, and how long it was."""
         self._partial = b""
         self._partial_bytes = 0
         self._dropped = 0
@@ -281,15 +286,15 @@ class StderrKeeper:
         """Keep what belongs of one more block of stderr."""
         *complete, rest = block.split(b"\n")
         for piece in complete:
-            self._line(self._partial + piece[:STDERR_LINE_BYTES], self._partial_bytes + len(piece))
+            self._line(self._partial + piece[:STDERR_KEPT_BYTES], self._partial_bytes + len(piece))
             self._partial, self._partial_bytes = b"", 0
-        room = STDERR_LINE_BYTES - len(self._partial)
+        room = STDERR_KEPT_BYTES - len(self._partial)
         self._partial += rest[: max(room, 0)]
         self._partial_bytes += len(rest)
 
     def _line(self, kept: bytes, length: int) -> None:
         self.lines += 1
-        line = kept[:STDERR_LINE_BYTES] + (f"… ({length - STDERR_LINE_BYTES:,} more bytes)".encode() if length > STDERR_LINE_BYTES else b"")
+        line = (kept[:STDERR_KEPT_BYTES], length)
         if len(self._head) < STDERR_HEAD_LINES:
             self._head.append(line)
             return
@@ -311,8 +316,17 @@ class StderrKeeper:
         return self._kept()
 
     def _kept(self) -> str:
-        lines = [*self._head, *([f"… ({self._dropped:,} lines left out) …".encode()] if self._dropped else []), *self._tail]
-        return b"\n".join(lines).decode("utf-8", "replace").rstrip()
+        gap = [f"… ({self._dropped:,} lines left out) …"] if self._dropped else []
+        return "\n".join([*map(_shown, self._head), *gap, *map(_shown, self._tail)]).rstrip()
+
+
+def _shown(line: tuple[bytes, int]) -> str:
+    """A kept line of stderr as a report quotes it: masked first, as a cut through a secret would
+    hide it from the mask, then cut to STDERR_LINE_BYTES."""
+    kept, length = line
+    shown = masked(kept.decode("utf-8", "replace")).encode()
+    more = len(shown) - STDERR_LINE_BYTES + max(length - STDERR_KEPT_BYTES, 0)
+    return (shown[:STDERR_LINE_BYTES].decode("utf-8", "replace") + (f"… ({more:,} more bytes)" if more > 0 else ""))
 
 
 def ended(returncode: int, timed_out: bool, stopped: bool, stderr: StderrKeeper, limit: str | None, usage: Usage) -> Finish:
@@ -512,11 +526,13 @@ class PortProcess(Runner):
         limit = self._fence.breach()
         cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
         usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())
+        shares_cpu = self._fence.shares_cpu()
         self._fence.close()
         with self._processes.lock:
             self._processes.running.discard(self)
         assert self._process.returncode is not None
-        return ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
+        finish = ended(self._process.returncode, self.timed_out, self.stopped, self._stderr, limit, usage)
+        return replace(finish, cpu_shared=shares_cpu)
 
     def _reaped(self, block: bool = False) -> bool:
         """Whether the port's own process has exited. It is reaped here rather than by Popen, with

@@ -6,6 +6,7 @@ the reason."""
 from __future__ import annotations
 
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -205,7 +206,8 @@ def test_figures_and_a_plot_that_do_not_fit_on_the_disk_leave_the_previous_ones(
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024)),
     )
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr.splitlines() == [
+    said = [line for line in done.stderr.splitlines() if not re.fullmatch(r"harness: \d+ of \d+ done after .*", line)]  # a busy machine's heartbeat
+    assert said == [
         f"harness: cannot write the JSON figures to {out}: File too large", f"harness: cannot write the plot to {plot}: File too large",
     ]
     assert [path.read_text() for path in (out, plot)] == ["the figures of the run before\n"] * 2

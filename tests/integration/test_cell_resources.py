@@ -86,3 +86,30 @@ def test_a_neighbours_processes_never_take_a_cells_share_of_the_cpu(tmp_path, ru
         outcomes.append((cells["modest"]["outcome"], cells["modest"]["detail"]))
         assert cells["hostile-busy"]["outcome"] == "error", done.stdout
     assert outcomes == [("pass", "")] * 5, outcomes
+
+
+def test_without_a_control_group_a_time_out_says_the_cpu_was_not_the_cells_own(someone):  # noqa: F811
+    """As a user who may make no control group, the kernel shares the CPU by process and session,
+    and a port that keeps 200 processes computing, each in a session of its own, takes it from a
+    neighbour that needs half a second of CPU time: no harness without root can stop that (a new
+    session starts at the kernel's default weight, faster than any watcher lowers it). What holds:
+    the neighbour is an error, never a fail, and its time-out says the CPU was not its own."""
+    user, folder = someone
+    for port in ("hostile-busy", "modest"):
+        shutil.copytree(ISOLATION_PORTS / port, folder / "ports" / port)
+    (folder / "tmp").mkdir()
+    for path in (folder, *folder.rglob("*")):
+        os.lchown(path, user.pw_uid, user.pw_gid)
+    report = folder / "report.json"
+    done = subprocess.run(
+        ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", sys.executable, "-m", "harness",
+         "--root", str(folder / "ports"), "compare", "--n", "0", "--method", "binary", "--jobs", "2", "--timeout", "12",
+         "--json", str(report)],
+        cwd=folder, env={"HOME": str(folder), "TMPDIR": str(folder / "tmp"), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=120,
+    )
+    cells = {cell["port"]: cell for cell in json.loads(report.read_text())["cells"]} if report.exists() else {}
+    assert cells, done.stdout + done.stderr
+    assert cells["hostile-busy"]["outcome"] == "error" and "the CPU was not shared by cell here" in cells["hostile-busy"]["detail"], cells
+    modest = cells["modest"]
+    assert modest["outcome"] == "pass" or (modest["reason"] == "timeout" and "the CPU was not shared by cell here" in modest["detail"]), modest

@@ -244,7 +244,7 @@ def test_a_late_difference_is_named_by_move_number_inside_a_fast_stretch(tmp_pat
     cell, reading = both(loaded, "recursive", n, FORMATS["lines with the disc"][2](moves, n))
     assert reading.taken > at // 2
     assert cell.outcome is Outcome.FAIL
-    assert cell.detail.startswith(f"line {at + 1}: move {at + 1} (disc {wrong.disk} from peg {wrong.src} to peg ")
+    assert cell.detail.startswith(f"line {at + 1}: move {at + 1} (disc {wrong.disk} from peg {NAMES[wrong.src]} ({wrong.src}) to peg ")
     assert cell.diff[2].startswith(f"@@ -{at + 1 - 3},")
     assert cell.diff[6] == f"- {wrong.canonical()}"
 

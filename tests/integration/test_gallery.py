@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from conftest import ROOT, harness_here, suite
 from harness.discover import discover, load_port
@@ -31,7 +32,6 @@ from harness.port import Port
 from harness.regions import read_code
 from harness.report import Report, port_info
 from harness.report import json as json_form
-from harness.report.html import text
 from harness.settings import RunPlan
 from harness.verify import describe
 from integration.conftest import needs_bubblewrap, reference_digest
@@ -556,4 +556,4 @@ def test_a_fresh_gallery_runs_the_cells_compare_runs_and_a_failed_one_has_its_re
     assert cells(shown) == cells(expected)
     failed = [cell for cell in shown["cells"] if cell["outcome"] != "pass"]
     assert "fail" in {cell["outcome"] for cell in failed} and all(cell["rerun"]["command"].startswith("harness --root ") for cell in failed)
-    assert all(text(cell["rerun"]["command"]) in page for cell in failed)
+    assert all(str(escape(cell["rerun"]["command"])) in page for cell in failed)

@@ -155,3 +155,19 @@ def test_a_containerfile_is_built_on_the_packages_its_manifest_names(tmp_path, d
     done, report = compare_json(tmp_path, "--n", "0-2", "--isolation", "container", root=root, tmpdir=run_tmpdir)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [(cell["n"], cell["outcome"]) for cell in report["cells"] if cell["method"] == "recursive"] == [(n, "pass") for n in range(3)]
+
+
+@pytest.mark.docker
+def test_the_package_step_gives_apt_only_names_its_lists_hold_exactly(tmp_path, docker_engine, run_tmpdir):
+    """``zlib1g.de`` is a Debian name by the grammar, but apt's lists hold no package of that name,
+    and apt-get would read it as a pattern (``zlib1g-dev`` among what it matches): the image is not
+    built, and the cell's build error names it."""
+    root = tmp_path / "ports"
+    shutil.copytree(ISOLATION_PORTS / "ballast", root / "patterned")
+    manifest = root / "patterned" / "language.toml"
+    manifest.write_text(manifest.read_text().replace('executable = "bash"\n', 'executable = "bash"\ndebian = "bash zlib1g.de"\n', 1))
+    done, report = compare_json(tmp_path, "--n", "0", "--isolation", "container", root=root, tmpdir=run_tmpdir)
+    [cell] = [cell for cell in report["cells"] if cell["method"] == "recursive"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert "apt's lists hold no package named zlib1g.de" in cell["detail"], cell["detail"]
+    assert "Traceback" not in done.stderr

@@ -66,3 +66,30 @@ def test_what_a_manifest_passes_a_port_is_masked_in_every_report(tmp_path, mode,
     [cell] = report["cells"]
     assert cell["outcome"] == "error" and "the setting is ***" in cell["detail"], cell
     assert value not in done.stdout + done.stderr + json.dumps(report) + (tmp_path / "report.md").read_text()
+
+
+def test_a_line_cut_through_a_secret_shows_none_of_it(tmp_path, run_tmpdir):
+    """A report cuts a long line short (stderr's lines at 400 bytes, a quoted line at 120 characters):
+    a secret the cut falls in must not leave its start behind, where masking no longer knows it."""
+    folder = tmp_path / "ports" / "cutting"
+    folder.mkdir(parents=True)
+    (folder / "hanoi.sh").write_text(
+        'pad() { printf "x%.0s" $(seq "$1"); }\n'
+        'if [ "$1" = binary ]; then echo "$(pad 380) $HANOI_SETTING $(pad 50)" >&2; echo "$(pad 380) ghp_$(printf "Own0Token%.0s" 1 2 3 4)" >&2; exit 3; fi\n'
+        'echo "$(pad 110) $HANOI_SETTING and more"\n'
+        'echo "$(pad 100) ghp_$(printf "Own0Token%.0s" 1 2 3 4) and more"\n'
+    )
+    (folder / "language.toml").write_text(
+        'summary = "quotes its setting in long lines"\ncommand = ["sh", "hanoi.sh", "{method}", "{n}"]\nmethods = ["binary", "recursive"]\n'
+        'env = ["HANOI_SETTING"]\n\n[[requires]]\nexecutable = "sh"\ndebian = "dash"\n\n[output]\n'
+        "patterns = ['(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)']\npegs = [\"0\", \"1\", \"2\"]\n"
+    )
+    value = "Qw3rty-S3tting-Value-0123456789"
+    done, report = compare_json(tmp_path, "--n", "1", "--isolation", "subprocess", root=folder.parent, env={"HANOI_SETTING": value}, tmpdir=run_tmpdir)
+    cells = {cell["method"]: cell for cell in report["cells"]}
+    assert cells["binary"]["reason"] == "crash" and "more bytes)" in cells["binary"]["detail"], cells["binary"]
+    assert cells["recursive"]["outcome"] == "error" and "more characters)" in cells["recursive"]["detail"], cells["recursive"]
+    shown = done.stdout + done.stderr + json.dumps(report)
+    for secret in (value, OWN_TOKEN):
+        for start in range(6, len(secret)):
+            assert secret[:start] not in shown, secret[:start]

@@ -489,7 +489,7 @@ def test_slow_version_commands_end_with_the_runs_time_for_them(tmp_path, run_tmp
     done = harness("--root", str(root), "compare", "--n", "0", "--timeout", "5", tmpdir=run_tmpdir)
     took = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
-    assert took < 5 * MOST_STRETCH + 15, f"the run took {took:.1f} s"  # 5 s, stretched while the machine is busy
+    assert took < 5 * MOST_STRETCH + 30, f"the run took {took:.1f} s"  # 5 s, stretched while the machine is busy
 
 
 def slow_version_port(tmp_path: Path, seconds: float) -> Path:

@@ -140,6 +140,15 @@ def test_a_path_with_no_manifest_is_a_usage_error(tmp_path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr, missing.stderr
 
 
+def test_a_containerfile_the_engine_would_build_past_the_walls_is_named_with_its_line(tmp_path):
+    """A port's recipe is checked as its image's build checks it, before a run would meet it."""
+    root = ports(tmp_path, good=PORT.format(marks=tmp_path), fetching=PORT.format(marks=tmp_path))
+    (root / "good" / "Containerfile").write_text("ARG BASE=debian:bookworm-slim\nFROM ${BASE}\nCOPY run.sh /usr/local/bin/\n")
+    (root / "fetching" / "Containerfile").write_text("ARG BASE=debian:bookworm-slim\nFROM ${BASE}\nADD https://example.org/x /x\n")
+    done = harness_here("check", str(root))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout == f"{root / 'fetching' / 'Containerfile'}:3: ADD fetches what a URL names, past the build's walls: use COPY\n", done.stdout
+    assert done.stderr == "1 of 2 manifests sound, 1 broken\n", done.stderr
 SOUND = """\
 summary = "a port"
 methods = ["recursive"]

@@ -82,6 +82,14 @@ def quiet_machine(monkeypatch):
         ("/var/lib/postgresql", "keys and secrets"),
         ("/opt/actions-runner", "keys and secrets"),
         ("/usr/sbin/x", "the home of daemon"),
+        ("/etc/gitconfig", "settings of a language's tools"),
+        ("/etc/npmrc", "settings of a language's tools"),
+        ("/etc/pip.conf", "settings of a language's tools"),
+        ("/etc/shadow.bak", "settings of a language's tools"),
+        ("/etc/apt/auth.conf.d", "settings of a language's tools"),
+        ("/etc/environment", "settings of a language's tools"),
+        ("/etc/java-17-openjdk-x", "settings of a language's tools"),
+        ("/etc/sudoers.d", "keys and secrets"),
     ],
 )
 def test_a_read_outside_the_grammar_or_of_a_secret_place_is_refused_saying_why(path, why):

@@ -12,7 +12,7 @@ import harness
 LAYERS = [
     ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "runners", "readers"}),
     ("errors and settings", {"errors", "settings", "extras"}),
-    ("the port, and discovering ports", {"regions", "port", "discover"}),
+    ("the port, and discovering ports", {"regions", "port", "discover", "recipe"}),
     ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "runners.images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.*"}),

@@ -78,7 +78,12 @@ def test_a_debian_value_apt_would_read_as_an_action_a_pattern_or_an_option_is_re
 
 
 @pytest.mark.parametrize(
-    "value", ["--HEAD", "evil.rb", "./evil.rb", "https://example.org/evil.rb", "user/tap", "user/tap/name/more", "Node", "node;id", "-s"],
+    "value",
+    [
+        "--HEAD", "evil.rb", "./evil.rb", "https://example.org/evil.rb", "user/tap", "user/tap/name/more", "Node", "node;id", "-s",
+        "user/tap/formula", "homebrew/core/gcc",  # a tap: brew would tap another's repository to install it
+        "gcc--13.2.0.arm64_sonoma.bottle.tar.gz", "gcc.bottle.tar.gz", "gcc.tar.gz", "python@3.12.tar.gz", "gcc@",
+    ],
 )
 def test_a_homebrew_value_brew_would_read_as_an_option_a_file_or_an_address_is_refused_with_its_line(tmp_path, value):
     error = manifest_error(tmp_path, "homebrew", value)
@@ -95,7 +100,7 @@ def test_a_homebrew_value_brew_would_read_as_an_option_a_file_or_an_address_is_r
         ("debian", "dbus-c++"),
         ("homebrew", "openjdk@17"),
         ("homebrew", "python@3.12 gtk+3"),
-        ("homebrew", "homebrew/core/gcc"),
+        ("homebrew", "tcl-tk gnu-sed swi-prolog node@18 lua@5.4"),
     ],
 )
 def test_package_names_are_taken(tmp_path, key, value):

@@ -53,6 +53,8 @@ IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """The PATH of a Debian image: a program in a container finds its interpreters there, not where the host has them."""
 
 
+KILLED_EXIT = 128 + 9
+"""An exec's exit code when its program was killed (SIGKILL): by a limit, or by its container's end."""
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
 OWNER_LABEL = "org.hanoi-polyglot.harness"
 SWEEP_TIMEOUT = 10
@@ -275,6 +277,23 @@ class PortContainer:
             killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
             self.engine.call(what, api.exec_start, killer["Id"])
 
+    def gone(self, patience: float = 0.0) -> bool:
+        """Whether the container no longer runs, asked for up to ``patience`` seconds (the engine
+        says a killed container is running for a moment after its processes died): the harness
+        never stops it while a cell uses it, so it was stopped or removed from outside, or its
+        engine stopped; :class:`ContainerError` if the engine does not answer."""
+        until = time.monotonic() + patience
+        while True:
+            try:
+                self.engine.call(f"asking after a container of {self.name}", self.container.reload)
+            except docker.errors.DockerException:
+                return True
+            if self.container.status != "running":
+                return True
+            if time.monotonic() >= until:
+                return False
+            time.sleep(POLL_SECONDS)
+
     def remove(self) -> None:
         """Remove the container and whatever runs in it; one gone already is fine."""
         with contextlib.suppress(docker.errors.DockerException, ContainerError):  # gone already; or, the engine silent, left to the sweep
@@ -403,6 +422,11 @@ class ContainerCell(Runner):
                 self._expire()
                 self._reader.join(self.container.engine.timeout)
             self.returncode = self._exit_code()
+            if not self.stopped and self.container.gone(EXIT_GRACE_SECONDS if self.returncode in (None, KILLED_EXIT) else 0.0):
+                raise ContainerError(
+                    f"the container of {self.container.name} went away while its program ran (stopped or removed outside the harness,"
+                    " or its engine stopped): how the program ended says nothing of the port"
+                )
             self.container.kill_cell()
             group = self.container.group
             limit, usage = (group.breach(), Usage(group.cpu_seconds(), group.peak())) if group else (None, Usage())

@@ -22,7 +22,6 @@ import hashlib
 import re
 import secrets
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -420,10 +419,9 @@ def _leave(dsn: str, backends: dict[int, str], roles: list[str]) -> None:
     """Leave a server someone else runs as the run found it: end every process the run's queries
     still have there, and every process of the ports' roles, and drop the roles and their databases,
     within CONNECT_TIMEOUT and DROP_SECONDS a role, stretched while the machine is busy."""
-    patience = Patience(CONNECT_TIMEOUT + DROP_SECONDS * len(roles))
     with contextlib.suppress(psycopg.Error), contextlib.closing(
         psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
-    ) as connection, Deadline(connection, patience.deadline() - time.monotonic()):
+    ) as connection, Deadline(connection, Patience(CONNECT_TIMEOUT + DROP_SECONDS * len(roles)).limit()):
         connection.execute(_signalling("terminate"), (list(backends), list(backends.values())))
         _drop(connection, roles)
 
