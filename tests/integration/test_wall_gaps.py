@@ -78,7 +78,7 @@ def test_an_add_cut_across_two_lines_is_refused_and_fetches_nothing(tmp_path, do
 def test_a_keyword_or_option_cut_across_lines_is_read_as_the_engine_reads_it(recipe):
     """Docker joins a line that ends in its escape character to the next with nothing between, even
     within a word: what the engine reads as FROM, COPY --from or ADD, the recipe's check refuses."""
-    from harness.runners.images import recipe_fault
+    from harness.recipe import recipe_fault
 
     assert recipe_fault(recipe) is not None
 
