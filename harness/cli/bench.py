@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -52,7 +53,7 @@ def bench_command(
     if merge:
         return _merged(session, figures_files, plot_file, outputs)
     require("harness bench", "postgres", "pretty")
-    from harness.bench import bench, bench_svg, bench_to_json, plan, render_bench
+    from harness.bench import bench, bench_to_json, plan, render_bench
     from harness.report.about import commit, machine
     from harness.report.figures import BenchStatus
 
@@ -70,28 +71,30 @@ def bench_command(
         )
     figures = bench_to_json(cells, about, versions, repeat)
     render_bench(terminal(stderr=piped), cells, figures)
-    written = True
-    for name, path in files.items():
-        written &= write_file(path, WRITERS[name].figures_text(figures), f"{WRITERS[name].form} figures")
-    if plot_file:
-        written &= write_file(plot_file, bench_svg(figures), "plot")
-    return ExitCode.of(written and all(cell.status is not BenchStatus.ERROR for cell in cells))
+    return ExitCode.of(_written(figures, plot_file, outputs) and all(cell.status is not BenchStatus.ERROR for cell in cells))
 
 
 def _merged(session: Session, paths: tuple[str, ...], plot_file: str | None, outputs: Outputs) -> int:
     """The figures in ``paths`` merged (expecting every port under --root), shown and written as a
     bench's are; failed where a port has no figures or a file could not be written."""
     require("harness bench --merge", "postgres", "pretty")
-    from harness.bench import bench_svg, render_bench
+    from harness.bench import render_bench
     from harness.report.about import machine
     from harness.report.figures import merge_figures
     from harness.report.json import read_figures
 
     figures = merge_figures([(path, read_figures(Path(path))) for path in paths], machine(), [port.name for port in session.ports])
     render_bench(terminal(stderr="-" in outputs.files.values()), [], figures)
+    return ExitCode.of(_written(figures, plot_file, outputs) and not figures["missing"])
+
+
+def _written(figures: dict[str, Any], plot_file: str | None, outputs: Outputs) -> bool:
+    """The figures written in every form asked for, and the plot; whether all were."""
+    from harness.bench import bench_svg
+
     written = True
     for name, path in outputs.files.items():
         written &= write_file(path, WRITERS[name].figures_text(figures), f"{WRITERS[name].form} figures")
     if plot_file:
         written &= write_file(plot_file, bench_svg(figures), "plot")
-    return ExitCode.of(written and not figures["missing"])
+    return written
