@@ -75,6 +75,7 @@ def test_bench_times_each_passing_cell_port_alone_and_the_harness_on_its_output(
             assert len(cell["compare_runs"]) == 2 and cell["compare_median"] > cell["wall_median"] and cell["startup_seconds"] > 0
             assert cell["ratio"] == pytest.approx(cell["compare_median"] / cell["wall_median"])
             assert cell["reading_ratio"] == pytest.approx(cell["harness_seconds"] / cell["wall_median"])
+            assert isinstance(cell["load_average"], float) and cell["load_average"] >= 0  # how busy the machine was as it was timed
             if port == "sql":  # a query prints to the harness, whatever it does
                 assert (cell["devnull_runs"], cell["devnull_median"]) == ([], None)
             else:
