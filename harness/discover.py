@@ -25,9 +25,10 @@ import regex
 from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError, ManifestFaults
 from harness.model import METHODS, PEGS, shorten
+from harness.output import Output, Stream
 from harness.patterns import MAX_NESTING, nesting, never_matches
 from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, N_FORM, N_FORMS, Port, Program, Query, Requirement, Source
-from harness.readers import DEFAULT, READERS, Output, Reading, Stream
+from harness.readers import DEFAULT, READERS, Reading
 from harness.regions import Code, read_code
 
 MANIFEST = "language.toml"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from harness.readers import Output
+from harness.output import Output
 from harness.regions import Code
 
 MOST_DISCS = 64

@@ -35,7 +35,7 @@ from harness.environment import masked
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
-from harness.readers import Stream
+from harness.output import Stream
 from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20

@@ -25,12 +25,11 @@ from typing import ClassVar
 from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
+from harness.output import Stream
 from harness.port import Port, Requirement
-from harness.readers import Stream
-from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
-from harness.settings import DEFAULT_TIMEOUT, Backend
+from harness.settings import DEFAULT_TIMEOUT, Backend, Mode
 
 
 def platform_problem() -> str | None:

@@ -24,14 +24,13 @@ from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
+from harness.output import Stream
 from harness.port import Port
-from harness.readers import Stream
-from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.images import PORT_LABEL, Engine, engine, port_image
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, KEPT, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
-from harness.settings import DEFAULT_TIMEOUT, Backend
+from harness.settings import DEFAULT_TIMEOUT, Backend, Mode
 
 NOBODY = 65534
 CELL_USER = f"{NOBODY}:{NOBODY}"

@@ -27,9 +27,9 @@ from typing import ClassVar
 from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
-from harness.runners import Mode
 from harness.runners.process import Launch, PortProcess
 from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
+from harness.settings import Mode
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""

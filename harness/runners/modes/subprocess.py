@@ -10,9 +10,9 @@ import os
 from typing import ClassVar
 
 from harness.environment import port_environment
-from harness.runners import Mode
 from harness.runners.process import Launch, PortProcess
 from harness.runners.walls import Job, Walls, becomes, run_as
+from harness.settings import Mode
 
 
 class SubprocessWalls(Walls):
