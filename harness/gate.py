@@ -103,7 +103,7 @@ class Gate:
         one this machine lacks, or the sandbox cannot see (in a container, the port's image brings its own)."""
         return next(((requirement, why) for requirement in program.requires if (why := self.walls.lacks(requirement))), None)
 
-    def start(  # noqa: PLR0913
+    def start(
         self, port: Port, method: str, n: int, settings: Settings, discard: bool = False, spelled: tuple[str, str] | None = None,
     ) -> Runner:
         """The cell running, within the time ``settings`` give a cell and a build: its query in the

@@ -50,7 +50,7 @@ class Finding:
         return visible(f"{self.port} {self.method} {self.probe}: {verdict}")
 
 
-class _Enough(Exception):  # noqa: N818 - not an error: the probe has read all it needs
+class _Enough(Exception):  # not an error: the probe has read all it needs
     """Raised from the move sink once the first moves are in: the cell's runner is closed on the way out."""
 
 

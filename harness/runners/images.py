@@ -135,7 +135,7 @@ class Recipe:
     context: Path | None = None
 
 
-def port_image(  # noqa: PLR0913
+def port_image(
     client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = (), server: bool = False,
     seconds: float = IMAGE_BUILD_TIMEOUT, memory: int | None = None,
 ) -> str:
@@ -243,7 +243,7 @@ def _content_key(client: docker.DockerClient, base: str, recipe: Recipe) -> str:
     return digest.hexdigest()[:16]
 
 
-def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> None:  # noqa: PLR0913
+def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> None:
     """Build one recipe on a connection of its own that may be silent IMAGE_BUILD_SILENCE: the
     harness's own with the network; the port's own in its folder, with no network and within
     ``memory``. Past ``seconds`` the build is stopped (:class:`Cutoff`) and is the port's build error,

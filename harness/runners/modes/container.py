@@ -84,7 +84,7 @@ def sweep_containers() -> int:
                     removed += 1
                 except docker.errors.DockerException:  # gone already, or being removed by another run
                     pass
-    except Exception:  # noqa: BLE001 - the SDK's errors and requests' share no base: no sweep this time
+    except Exception:  # the SDK's errors and requests' share no base: no sweep this time
         pass
     finally:
         client.close()
@@ -346,7 +346,7 @@ class ContainerCell(Runner):
                 elif out:
                     self._blocks.put(out)
                 first = first and not out
-        except Exception:  # noqa: BLE001 - the container was removed under the stream: the cell is over
+        except Exception:  # the container was removed under the stream: the cell is over
             pass
         finally:
             self._blocks.put(None)

@@ -111,7 +111,7 @@ def sandbox_problem() -> str | None:
 
 
 @contextmanager
-def walled(  # noqa: PLR0913
+def walled(
     argv: list[str], folder: Path, user: str | None, readable: Sequence[Path] = (), writable: Sequence[Path] = (), size: int | None = None,
 ) -> Iterator[tuple[list[str], tuple[int, ...]]]:
     """``argv`` in a sandbox (:func:`sandboxed`), run as ``user`` where the harness is root (else as
@@ -217,7 +217,7 @@ def system_view() -> list[str]:
     return view
 
 
-def sandboxed(  # noqa: PLR0913
+def sandboxed(
     argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = (), own_users: bool = True, size: int | None = None,
     files: Sequence[str] = (),
 ) -> list[str]:
