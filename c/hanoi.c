@@ -98,15 +98,16 @@ static void binary(struct board *b, int n)
 // endregion binary
 
 // region recursive
-// After Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh: the n - 1
-// smaller discs out of the way to the spare peg, the largest to its place, the n - 1 back on top.
-static void recursive(struct board *b, int n, int src, int spare, int dst)
+// After the notes' r_toh(n, origin, target, spare) and Flach's hanoi/5 in Simply Logical: the
+// n - 1 smaller discs out of the way to the spare peg, the largest to the target, the n - 1 back on
+// top of it.
+static void recursive(struct board *b, int n, int source, int target, int spare)
 {
     if (n == 0)
         return;
-    recursive(b, n - 1, src, dst, spare);
-    move(b, n, src, dst);
-    recursive(b, n - 1, spare, src, dst);
+    recursive(b, n - 1, source, spare, target);
+    move(b, n, source, target);
+    recursive(b, n - 1, spare, target, source);
 }
 // endregion recursive
 
@@ -211,7 +212,7 @@ int main(int argc, char **argv)
     if (strcmp(method, "binary") == 0)
         binary(&b, n);
     else if (strcmp(method, "recursive") == 0)
-        recursive(&b, n, 0, 1, 2);
+        recursive(&b, n, 0, 2, 1);
     else if (strcmp(method, "iterative") == 0)
         iterative(&b, n);
     else

@@ -34,12 +34,12 @@ names."
 
 ;;; region recursive
 ;;; The classic recursion, as Simply Logical's hanoi/5 and the Tower of Hanoi notes' r_toh make it.
-(defun recursive (n source spare target)
+(defun recursive (n source target spare)
   "Move N - 1 discs out of the way onto SPARE, disc N to TARGET, and the N - 1 back on top."
   (when (plusp n)
-    (recursive (1- n) source target spare)
+    (recursive (1- n) source spare target)
     (say n source target)
-    (recursive (1- n) spare source target)))
+    (recursive (1- n) spare target source)))
 ;;; endregion recursive
 
 ;;; region iterative
@@ -99,7 +99,7 @@ the DISCS - 1 smaller discs make room for it three times: two on, one on (back t
 
 (defparameter *methods*
   (list (cons "binary" #'binary)
-        (cons "recursive" (lambda (n) (recursive n 0 1 2)))
+        (cons "recursive" (lambda (n) (recursive n 0 2 1)))
         (cons "iterative" #'iterative)
         (cons "cyclic" (lambda (n) (transfer-to-adjacent n 0 1))))
   "Each method's name on the command line, and a function of N that prints its moves.")

@@ -64,14 +64,14 @@ void binary(int n, Moves& move)
 // endregion binary
 
 // region recursive
-// After Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh: the
+// After the notes' r_toh(n, origin, target, spare) and Flach's hanoi/5 in Simply Logical: the
 // n - 1 discs out of the way to the spare peg, the largest to the target, the n - 1 back on top.
-void recursive(int n, int src, int dst, int spare, Moves& move)
+void recursive(int n, int source, int target, int spare, Moves& move)
 {
   if(n == 0) return;
-  recursive(n - 1, src, spare, dst, move);
-  move(n, src, dst);
-  recursive(n - 1, spare, dst, src, move);
+  recursive(n - 1, source, spare, target, move);
+  move(n, source, target);
+  recursive(n - 1, spare, target, source, move);
 }
 // endregion recursive
 

@@ -46,17 +46,18 @@ static class Hanoi
     // endregion binary
 
     // region recursive
-    // Simply Logical's hanoi(N, A, B, C) (and the notes' r_toh): the n - 1 smaller discs from A out
-    // of the way to B, disc n from A to C, then the n - 1 from B onto it at C.
-    static void Recursive(int n, int a, int b, int c, Action<int, int, int> move)
+    // The notes' r_toh(n, origin, target, spare) and Simply Logical's hanoi/5: the n - 1 smaller
+    // discs out of the way to the spare peg, disc n from the source to the target, then the n - 1
+    // from the spare onto it.
+    static void Recursive(int n, int source, int target, int spare, Action<int, int, int> move)
     {
         if (n == 0)
         {
             return;
         }
-        Recursive(n - 1, a, c, b, move);
-        move(n, a, c);
-        Recursive(n - 1, b, a, c, move);
+        Recursive(n - 1, source, spare, target, move);
+        move(n, source, target);
+        Recursive(n - 1, spare, target, source, move);
     }
     // endregion recursive
 
@@ -163,7 +164,7 @@ static class Hanoi
             switch (method)
             {
                 case "binary": Binary(n, move); break;
-                case "recursive": Recursive(n, 0, 1, 2, move); break;
+                case "recursive": Recursive(n, 0, 2, 1, move); break;
                 case "iterative": Iterative(n, move); break;
                 case "cyclic": ToAdjacent(n, 0, move); break; // peg 0 to peg 1, the adjacent tower
             }

@@ -88,14 +88,15 @@ defmodule Hanoi do
 
   # region recursive
   # The classic recursion, as Simply Logical's hanoi/5 and the notes' r_toh have it: n - 1 discs
-  # out of the way onto via, the largest from from to to, then the n - 1 from via onto it.
-  def recursive(out, 0, _from, _to, _via), do: out
+  # out of the way onto the spare peg, the largest from the source to the target, then the n - 1
+  # from the spare onto it. The output comes first, for the pipeline.
+  def recursive(out, 0, _source, _target, _spare), do: out
 
-  def recursive(out, n, from, to, via) do
+  def recursive(out, n, source, target, spare) do
     out
-    |> recursive(n - 1, from, via, to)
-    |> emit({n, from, to})
-    |> recursive(n - 1, via, to, from)
+    |> recursive(n - 1, source, spare, target)
+    |> emit({n, source, target})
+    |> recursive(n - 1, spare, target, source)
   end
 
   # endregion recursive

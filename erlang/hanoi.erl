@@ -82,13 +82,13 @@ disc(I, Disc) -> disc(I bsr 1, Disc + 1).
 
 %% region recursive
 %% The classic recursion, as Simply Logical's hanoi/5 and the notes' r_toh have it: N - 1 discs
-%% out of the way onto Via, the largest from From to To, then the N - 1 from Via onto it.
-recursive(0, _From, _To, _Via, Out) ->
+%% out of the way onto Spare, the largest from Source to Target, then the N - 1 from Spare onto it.
+recursive(0, _Source, _Target, _Spare, Out) ->
     Out;
-recursive(N, From, To, Via, Out0) ->
-    Out1 = recursive(N - 1, From, Via, To, Out0),
-    Out2 = emit({N, From, To}, Out1),
-    recursive(N - 1, Via, To, From, Out2).
+recursive(N, Source, Target, Spare, Out0) ->
+    Out1 = recursive(N - 1, Source, Spare, Target, Out0),
+    Out2 = emit({N, Source, Target}, Out1),
+    recursive(N - 1, Spare, Target, Source, Out2).
 %% endregion recursive
 
 %% region iterative

@@ -44,7 +44,7 @@
 \ and the count on the stacks. The spare peg is the one left over: the three add up to 0+1+2 = 3.
 : spare ( peg peg -- peg )   + 3 swap - ;
 
-: hanoi ( from to n -- )
+: hanoi ( source target n -- )
   ?dup 0= if 2drop exit then  >r
   2dup 2dup spare nip   r@ 1- recurse   \ the n-1 above, out of the way onto the spare peg
   2dup                  r@ say          \ disc n across

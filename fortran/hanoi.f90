@@ -78,16 +78,16 @@ contains
    ! endregion binary
 
    ! region recursive
-   ! After Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh: the
-   ! n - 1 smaller discs out of the way to the spare peg, the largest to its place, the n - 1 back
+   ! After the notes' r_toh(n, origin, target, spare) and Flach's hanoi/5 in Simply Logical: the
+   ! n - 1 smaller discs out of the way to the spare peg, the largest to the target, the n - 1 back
    ! on top of it.
-   recursive subroutine recursive_hanoi(n, src, spare, dst)
-      integer, intent(in) :: n, src, spare, dst
+   recursive subroutine recursive_hanoi(n, source, target, spare)
+      integer, intent(in) :: n, source, target, spare
 
       if (n == 0) return
-      call recursive_hanoi(n - 1, src, dst, spare)
-      call move(n, src, dst)
-      call recursive_hanoi(n - 1, spare, src, dst)
+      call recursive_hanoi(n - 1, source, spare, target)
+      call move(n, source, target)
+      call recursive_hanoi(n - 1, spare, target, source)
    end subroutine recursive_hanoi
    ! endregion recursive
 
@@ -210,7 +210,7 @@ program hanoi
    case ('binary')
       call binary(n)
    case ('recursive')
-      call recursive_hanoi(n, 0, 1, 2)
+      call recursive_hanoi(n, 0, 2, 1)
    case ('iterative')
       call iterative(n)
    case ('cyclic')

@@ -47,16 +47,16 @@ func binary(n int, move moveFunc) {
 
 // region recursive
 
-// recursive follows Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh:
-// the n-1 smaller disks out of the way to the spare peg, the largest to its place, the n-1 back
-// on top of it.
-func recursive(n, src, spare, dst int, move moveFunc) {
+// recursive follows the notes' r_toh(n, origin, target, spare) and Flach's hanoi/5 in Simply
+// Logical: the n-1 smaller disks out of the way to the spare peg, the largest to the target, the
+// n-1 back on top of it.
+func recursive(n, source, target, spare int, move moveFunc) {
 	if n == 0 {
 		return
 	}
-	recursive(n-1, src, dst, spare, move)
-	move(n, src, dst)
-	recursive(n-1, spare, src, dst, move)
+	recursive(n-1, source, spare, target, move)
+	move(n, source, target)
+	recursive(n-1, spare, target, source, move)
 }
 
 // endregion recursive
@@ -179,7 +179,7 @@ func main() {
 	case "binary":
 		binary(n, move)
 	case "recursive":
-		recursive(n, 0, 1, 2, move)
+		recursive(n, 0, 2, 1, move)
 	case "iterative":
 		iterative(n, move)
 	case "cyclic":

@@ -51,6 +51,8 @@ class OutputStream:
         self._mid_line = False
         self.lines = 0
         """The number of the line being read: how many lines have been begun."""
+        self.cut_short = False
+        """Whether the output ended in the middle of a line: its last line, read, had no line ending."""
 
     @property
     def within_line(self) -> bool:
@@ -83,6 +85,7 @@ class OutputStream:
                     return None
                 last, self._at = self._buffer[self._at:], len(self._buffer)
                 self._begin(ends=True)
+                self.cut_short = True
                 return last
         line = self._buffer[self._at:end]
         self._at = end + 1

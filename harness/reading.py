@@ -51,6 +51,13 @@ class Tally:
         self.board = Board(plan.n, plan.rules, pegs)
         self.digest, self.divergence = StreamDigest(), Divergence()
         self.finding: tuple[Outcome, str] | None = None
+        self.found_on_a_cut_line = False
+        """Whether the fault was found on the output's last line, which had no line ending."""
+
+    def find(self, outcome: Outcome, detail: str, cut_short: bool) -> None:
+        """Record the first fault found; ``cut_short``: it was found on a last line that had no line ending."""
+        if self.finding is None:
+            self.finding, self.found_on_a_cut_line = (outcome, detail), cut_short
 
     def agree(self, piece: Piece) -> int:
         """A piece of the reference taken whole: its moves are the reference's own. Returns how many."""
@@ -139,7 +146,7 @@ class SlowPath:
             try:
                 move = tally.board.play(move)
             except Violation as error:
-                tally.finding = (Outcome.FAIL, f"line {self.stream.lines}: {error}")
+                tally.find(Outcome.FAIL, f"line {self.stream.lines}: {error}", self.stream.cut_short)
             else:
                 tally.digest.update(move)
                 if self.on_move:
@@ -175,7 +182,7 @@ class SlowPath:
         """Output that cannot be read on is an error; a drawing no move explains, a fail."""
         outcome = Outcome.FAIL if isinstance(error, Violation) else Outcome.ERROR
         where = "" if str(error).startswith("line ") else f"line {self.stream.lines}: "
-        self.tally.finding = self.tally.finding or (outcome, f"{where}{error}")
+        self.tally.find(outcome, f"{where}{error}", self.stream.cut_short)
 
 
 class CellReading:
@@ -285,6 +292,8 @@ class CellReading:
         judged on the moves it did not print."""
         cell, finding = self.cell, self.tally.finding
         cell.moves = self.tally.divergence.count
+        if self.tally.found_on_a_cut_line and (finish.timed_out or finish.limit):
+            finding = None  # a line the harness cut by ending the program: the port never finished writing it
         if finding and finding[0] is Outcome.FAIL:
             (cell.outcome, cell.detail), cell.reason = finding, Reason.VIOLATION
         elif finish.limit:

@@ -46,14 +46,15 @@ binary n =
 -- endregion binary
 
 -- region recursive
--- | Simply Logical's hanoi(N, A, B, C, Moves): the moves Before (n - 1 discs from A to B, out of
--- the way), A to C, then the moves After (the n - 1 from B to C), appended.
+-- | The notes' r_toh(n, origin, target, spare), as Simply Logical's hanoi/5 appends its moves:
+-- the moves Before (n - 1 discs from the source to the spare peg, out of the way), disc n from the
+-- source to the target, then the moves After (the n - 1 from the spare onto it).
 recursive :: Int -> Peg -> Peg -> Peg -> [Move]
 recursive 0 _ _ _ = []
-recursive n a b c = before ++ Move n a c : after
+recursive n source target spare = before ++ Move n source target : after
   where
-    before = recursive (n - 1) a c b
-    after = recursive (n - 1) b a c
+    before = recursive (n - 1) source spare target
+    after = recursive (n - 1) spare target source
 -- endregion recursive
 
 -- region iterative
@@ -136,7 +137,7 @@ next p = succ p
 -- | The moves of a method, by its name.
 method :: String -> Maybe (Int -> [Move])
 method "binary" = Just binary
-method "recursive" = Just (\n -> recursive n A B C)
+method "recursive" = Just (\n -> recursive n A C B)
 method "iterative" = Just iterative
 method "cyclic" = Just (`toAdjacent` A) -- A to B, the adjacent tower
 method _ = Nothing

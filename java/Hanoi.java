@@ -47,15 +47,16 @@ public final class Hanoi {
     // endregion binary
 
     // region recursive
-    // Simply Logical's hanoi(N, A, B, C) (and the notes' r_toh): the N - 1 smaller discs from A out
-    // of the way to B, disc N from A to C, then the N - 1 from B onto it at C.
-    private void recursive(int n, int a, int b, int c) {
+    // The notes' r_toh(n, origin, target, spare) and Simply Logical's hanoi/5: the n - 1 smaller
+    // discs out of the way to the spare peg, disc n from the source to the target, then the n - 1
+    // from the spare onto it.
+    private void recursive(int n, int source, int target, int spare) {
         if (n == 0) {
             return;
         }
-        recursive(n - 1, a, c, b);
-        move(n, a, c);
-        recursive(n - 1, b, a, c);
+        recursive(n - 1, source, spare, target);
+        move(n, source, target);
+        recursive(n - 1, spare, target, source);
     }
     // endregion recursive
 
@@ -150,7 +151,7 @@ public final class Hanoi {
             Hanoi hanoi = new Hanoi(out);
             switch (method) {
                 case "binary" -> hanoi.binary(n);
-                case "recursive" -> hanoi.recursive(n, 0, 1, 2);
+                case "recursive" -> hanoi.recursive(n, 0, 2, 1);
                 case "iterative" -> hanoi.iterative(n);
                 case "cyclic" -> hanoi.toAdjacent(n, 0); // A to B, the adjacent tower
                 default -> throw new AssertionError(method);

@@ -32,11 +32,11 @@ const MAX_BINARY_DISCS = 31;
 // The classic recursion, as Simply Logical's hanoi/5 and the Tower of Hanoi
 // notes' r_toh have it: n - 1 discs out of the way to the spare peg, the
 // largest to the target, the n - 1 back on top.
-function recursive(n, move, from = 0, to = 2, spare = 1) {
+function recursive(n, source, target, spare, move) {
   if (n === 0) return;
-  recursive(n - 1, move, from, spare, to);
-  move(n, from, to);
-  recursive(n - 1, move, spare, to, from);
+  recursive(n - 1, source, spare, target, move);
+  move(n, source, target);
+  recursive(n - 1, spare, target, source, move);
 }
 // endregion recursive
 
@@ -109,7 +109,12 @@ function cyclic(n, move) {
 }
 // endregion cyclic
 
-const METHODS = { binary, recursive, iterative, cyclic };
+const METHODS = {
+  binary,
+  recursive: (n, move) => recursive(n, 0, 2, 1, move),
+  iterative,
+  cyclic,
+};
 
 const PEGS = ['A', 'B', 'C'];
 const LINES_PER_WRITE = 4096;

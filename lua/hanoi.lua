@@ -31,11 +31,11 @@ end
 -- The classic recursion, as Simply Logical's hanoi/5 and the Tower of Hanoi
 -- notes' r_toh have it: n - 1 discs out of the way to the spare peg, the
 -- largest to the target, the n - 1 back on top.
-local function recursive(n, move, from, to, spare)
+local function recursive(n, source, target, spare, move)
   if n == 0 then return end
-  recursive(n - 1, move, from, spare, to)
-  move(n, from, to)
-  recursive(n - 1, move, spare, to, from)
+  recursive(n - 1, source, spare, target, move)
+  move(n, source, target)
+  recursive(n - 1, spare, target, source, move)
 end
 -- endregion recursive
 
@@ -115,7 +115,7 @@ end
 
 local METHODS = {
   binary = binary,
-  recursive = function(n, move) recursive(n, move, 0, 2, 1) end,
+  recursive = function(n, move) recursive(n, 0, 2, 1, move) end,
   iterative = iterative,
   cyclic = cyclic,
 }

@@ -27,13 +27,14 @@ let binary n =
 (* endregion binary *)
 
 (* region recursive *)
-(* Simply Logical's hanoi(N, A, B, C) (and the notes' r_toh): the n - 1 smaller discs from a out
-   of the way to b, disc n from a to c, then the n - 1 from b onto it at c. *)
-let rec recursive n a b c =
+(* The notes' r_toh (n, origin, target, spare) and Simply Logical's hanoi/5: the n - 1 smaller
+   discs out of the way to the spare peg, disc n from the source to the target, then the n - 1
+   from the spare onto it. *)
+let rec recursive n source target spare =
   if n > 0 then begin
-    recursive (n - 1) a c b;
-    move n a c;
-    recursive (n - 1) b a c
+    recursive (n - 1) source spare target;
+    move n source target;
+    recursive (n - 1) spare target source
   end
 (* endregion recursive *)
 
@@ -119,7 +120,7 @@ let () =
       let solve =
         match meth with
         | "binary" -> binary
-        | "recursive" -> fun n -> recursive n 0 1 2
+        | "recursive" -> fun n -> recursive n 0 2 1
         | "iterative" -> iterative
         | "cyclic" -> fun n -> to_adjacent n 0 (* peg 0 to peg 1, the adjacent tower *)
         | _ -> usage (Printf.sprintf "unknown method %S" meth)

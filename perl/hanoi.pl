@@ -35,11 +35,11 @@ sub binary {
 # notes' r_toh have it: n - 1 discs out of the way to the spare peg, the largest
 # to the target, the n - 1 back on top.
 sub recursive {
-    my ($n, $move, $from, $to, $spare) = @_;
+    my ($n, $source, $target, $spare, $move) = @_;
     return if $n == 0;
-    recursive($n - 1, $move, $from, $spare, $to);
-    $move->($n, $from, $to);
-    recursive($n - 1, $move, $spare, $to, $from);
+    recursive($n - 1, $source, $spare, $target, $move);
+    $move->($n, $source, $target);
+    recursive($n - 1, $spare, $target, $source, $move);
 }
 # endregion recursive
 
@@ -117,7 +117,7 @@ sub cyclic {
 
 my %METHODS = (
     binary    => \&binary,
-    recursive => sub { recursive($_[0], $_[1], 0, 2, 1) },
+    recursive => sub { recursive($_[0], 0, 2, 1, $_[1]) },
     iterative => \&iterative,
     cyclic    => \&cyclic,
 );

@@ -17,32 +17,32 @@
 
 :- op(900, xfx, to).
 
-% hanoi(N, Src, Tmp, Dst, Moves) <- Moves is the list of moves to
-%                                   move N disks from peg Src to peg Dst,
-%                                   using peg Tmp as intermediary peg
+% hanoi(N,A,B,C,Moves) <-Moves is the list of moves to
+%                        move N disks from peg A to peg C,
+%                        using peg B as intermediary peg
 %
 % The book's eight lines, as printed. Each append/3 copies the Before list again, so building the
 % 2^N - 1 moves costs N * 2^N steps, and the whole list is held in memory: fine for the book's
 % queries, minutes and gigabytes at N = 20.
-hanoi(0, _Src, _Tmp, _Dst, []).
-hanoi(N, Src, Tmp, Dst, Moves):-
+hanoi(0, _A, _B, _C, []).
+hanoi(N, A, B, C, Moves):-
       N > 0,
       N1 is N - 1,
-      hanoi(N1, Src, Dst, Tmp, Before),
-      hanoi(N1, Tmp, Src, Dst, After),
-      append(Before, [Src to Dst | After], Moves).
+      hanoi(N1, A, C, B, Before),
+      hanoi(N1, B, A, C, After),
+      append(Before, [A to C | After], Moves).
 
-% hanoi_moves(N, Src, Tmp, Dst, Moves) <- the same list as hanoi/5, built with a difference list:
-% each move is added once, in 2^N - 1 steps.
-hanoi_moves(N, Src, Tmp, Dst, Moves) :-
-      hanoi_moves(N, Src, Tmp, Dst, Moves, []).
+% hanoi_moves(N, A, B, C, Moves) <- the same list as hanoi/5, built with a difference list: each
+% move is added once, in 2^N - 1 steps.
+hanoi_moves(N, A, B, C, Moves) :-
+      hanoi_moves(N, A, B, C, Moves, []).
 
-hanoi_moves(0, _Src, _Tmp, _Dst, Moves, Moves) :- !.
-hanoi_moves(N, Src, Tmp, Dst, Moves, Rest) :-
+hanoi_moves(0, _A, _B, _C, Moves, Moves) :- !.
+hanoi_moves(N, A, B, C, Moves, Rest) :-
       N > 0,
       N1 is N - 1,
-      hanoi_moves(N1, Src, Dst, Tmp, Moves, [Src to Dst | After]),
-      hanoi_moves(N1, Tmp, Src, Dst, After, Rest).
+      hanoi_moves(N1, A, C, B, Moves, [A to C | After]),
+      hanoi_moves(N1, B, A, C, After, Rest).
 
 % The methods, each printing the moves of N discs from left to right as it makes them; no list of
 % moves is built, so memory stays O(N) however many moves there are.
@@ -57,16 +57,17 @@ say(Src, Dst) :-
       format("~w~n", [From to To]).
 
 % region recursive
-% recursive: the book's recursion, printing each move where hanoi/5 appends it.
+% recursive: the book's recursion, its pegs in the book's order (N discs from A to C, by way of B),
+% printing each move where hanoi/5 appends it.
 recursive(N) :-
       recursive(N, 0, 1, 2).
 
-recursive(0, _Src, _Tmp, _Dst) :- !.
-recursive(N, Src, Tmp, Dst) :-
+recursive(0, _A, _B, _C) :- !.
+recursive(N, A, B, C) :-
       N1 is N - 1,
-      recursive(N1, Src, Dst, Tmp),
-      say(Src, Dst),
-      recursive(N1, Tmp, Src, Dst).
+      recursive(N1, A, C, B),
+      say(A, C),
+      recursive(N1, B, A, C).
 % endregion recursive
 
 % region binary

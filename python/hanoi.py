@@ -79,12 +79,13 @@ def binary(n, moves):
 
 
 # region recursive
-def recursive(n, moves, start_pos=0, end_pos=2, extra_pos=1):
-    """Move n - 1 disks out of the way, the largest to its place, the n - 1 disks back on top."""
+def recursive(n, start_pos, end_pos, extra_pos, moves):
+    """COMP9021's recursive_towers, each move given to moves as recursive_towers_variant gives it
+    to w: move n - 1 disks out of the way, the largest to its place, the n - 1 disks back on top."""
     if n > 0:
-        recursive(n - 1, moves, start_pos, extra_pos, end_pos)
+        recursive(n - 1, start_pos, extra_pos, end_pos, moves)
         moves.disk(n, start_pos, end_pos)
-        recursive(n - 1, moves, extra_pos, end_pos, start_pos)
+        recursive(n - 1, extra_pos, end_pos, start_pos, moves)
 # endregion recursive
 
 
@@ -133,7 +134,12 @@ def cyclic(n, moves, src=0, dst=1):
 # endregion cyclic
 
 
-METHODS = {"binary": binary, "recursive": recursive, "iterative": iterative, "cyclic": cyclic}
+METHODS = {
+    "binary": binary,
+    "recursive": lambda n, moves: recursive(n, 0, 2, 1, moves),
+    "iterative": iterative,
+    "cyclic": cyclic,
+}
 
 
 def disc_count(text):

@@ -30,12 +30,12 @@ module Hanoi
   # The classic recursion, as Simply Logical's hanoi/5 and the Tower of Hanoi
   # notes' r_toh have it: n - 1 discs out of the way to the spare peg, the
   # largest to the target, the n - 1 back on top of it.
-  def recursive(n, from = 0, to = 2, spare = 1, &move)
+  def recursive(n, source = 0, target = 2, spare = 1, &move)
     return if n.zero?
 
-    recursive(n - 1, from, spare, to, &move)
-    yield n, from, to
-    recursive(n - 1, spare, to, from, &move)
+    recursive(n - 1, source, spare, target, &move)
+    yield n, source, target
+    recursive(n - 1, spare, target, source, &move)
   end
   # endregion recursive
 

@@ -55,15 +55,16 @@ fn binary(n: u32, out: &mut impl Write) -> io::Result<()> {
 // endregion binary
 
 // region recursive
-/// After Flach's hanoi(N, Src, Tmp, Dst, Moves) in Simply Logical and the notes' r_toh: the n - 1
-/// smaller discs out of the way to the spare peg, the largest to its place, the n - 1 back on top.
-fn recursive(n: u32, src: usize, spare: usize, dst: usize, out: &mut impl Write) -> io::Result<()> {
+/// After the notes' r_toh(n, origin, target, spare) and Flach's hanoi/5 in Simply Logical: the
+/// n - 1 smaller discs out of the way to the spare peg, the largest to the target, the n - 1 back
+/// on top.
+fn recursive(n: u32, source: usize, target: usize, spare: usize, out: &mut impl Write) -> io::Result<()> {
     if n == 0 {
         return Ok(());
     }
-    recursive(n - 1, src, dst, spare, out)?;
-    emit(out, n, src, dst)?;
-    recursive(n - 1, spare, src, dst, out)
+    recursive(n - 1, source, spare, target, out)?;
+    emit(out, n, source, target)?;
+    recursive(n - 1, spare, target, source, out)
 }
 // endregion recursive
 
@@ -172,7 +173,7 @@ fn main() {
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let written = match method {
         "binary" => binary(n, &mut out),
-        "recursive" => recursive(n, 0, 1, 2, &mut out),
+        "recursive" => recursive(n, 0, 2, 1, &mut out),
         "iterative" => iterative(n, &mut out),
         _ => transfer_adjacent(n, 0, 1, &mut out),
     };

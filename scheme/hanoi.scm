@@ -37,11 +37,11 @@
 ;;; region recursive
 ;;; The classic recursion, as Simply Logical's hanoi/5 and the Tower of Hanoi notes' r_toh make
 ;;; it: n - 1 discs out of the way onto the spare peg, disc n to the target, the n - 1 back on top.
-(define (recursive n source spare target)
+(define (recursive n source target spare)
   (when (> n 0)
-    (recursive (- n 1) source target spare)
+    (recursive (- n 1) source spare target)
     (say n source target)
-    (recursive (- n 1) spare source target)))
+    (recursive (- n 1) spare target source)))
 ;;; endregion recursive
 
 ;;; region iterative
@@ -105,7 +105,7 @@
 
 (define methods
   `(("binary" . ,binary)
-    ("recursive" . ,(lambda (n) (recursive n 0 1 2)))
+    ("recursive" . ,(lambda (n) (recursive n 0 2 1)))
     ("iterative" . ,iterative)
     ("cyclic" . ,(lambda (n) (transfer-to-adjacent n 0 1)))))
 

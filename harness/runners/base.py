@@ -88,7 +88,9 @@ class Runner(ABC):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc_info: object) -> None:
+        if kind is not None and not (self.stopped or self.timed_out):
+            self.stop()  # the caller gave up reading (it has all it needs, or failed): no use waiting for the program
         self.close()
 
 

@@ -271,3 +271,32 @@ def test_an_illegal_move_then_a_failing_exit_is_the_same_fail_at_every_n_and_eve
         assert len(verdicts) == 18
         wrong = "line 1: move 1 (disc 2 from peg 0 to peg 2): the top of peg 0 is disc 1, not disc 2"
         assert set(verdicts.values()) == {("fail", "violation", wrong)}, verdicts
+
+
+CUT_BOARD_MANIFEST = """
+command = ["sh", "cut-board.sh", "{method}", "{n}"]
+methods = ["recursive"]
+[[requires]]
+executable = "sh"
+[output]
+format = "states"
+patterns = ['(?P<peg>[012]):(?P<discs>[0-9 ]*)']
+pegs = ["0", "1", "2"]
+"""
+
+
+def test_a_last_line_the_time_out_cut_short_is_no_fault_of_the_port(tmp_path):
+    """A port stopped at its deadline in the middle of a line never finished writing it: the cell is
+    its time-out, not a fail on the half line (a board that reads as one with a disc gone)."""
+    folder = tmp_path / "ports" / "cut-board"
+    folder.mkdir(parents=True)
+    (folder / "language.toml").write_text(CUT_BOARD_MANIFEST)
+    # n = 2's first three boards as the C port draws them, the third cut where a write ended ("2:"
+    # and no line ending: read whole, a board with disc 2 gone), then silence until the harness ends it.
+    (folder / "cut-board.sh").write_text("printf '0: 2 1\\n1:\\n2:\\n\\n0: 2\\n1: 1\\n2:\\n\\n0:\\n1: 1\\n2: '\nexec sleep 600\n")
+    root = folder.parent
+    done, report = compare_json(tmp_path, "--n", "2", "--timeout", "3", root=root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [cell] = [cell for cell in report["cells"] if cell["method"] == "recursive"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "timeout"), cell
+    assert cell["detail"].startswith("timed out after 3 s, having printed 1 moves"), cell

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import harness_here
+from harness.discover import load_port
+from harness.gate import Gate
+from harness.settings import Settings
 
 KEEPS = r"""# The recursive method in POSIX sh, after a usage check that takes n as ASCII digits alone.
 usage() { echo "usage: sh hanoi.sh recursive N (0 to 10)" >&2; exit 2; }
@@ -39,11 +42,11 @@ pegs = ["0", "1", "2"]
 """
 
 
-def suite_of(tmp_path: Path, script: str) -> Path:
+def suite_of(tmp_path: Path, script: str, manifest: str = MANIFEST) -> Path:
     folder = tmp_path / "ports" / "sh"
     folder.mkdir(parents=True)
     (folder / "hanoi.sh").write_text(script)
-    (folder / "language.toml").write_text(MANIFEST)
+    (folder / "language.toml").write_text(manifest)
     return folder.parent
 
 
@@ -71,3 +74,25 @@ def test_a_port_that_breaks_the_contract_fails_naming_the_probe(tmp_path: Path, 
     done = harness_here("--root", str(suite_of(tmp_path, sloppy)), "smoke")
     assert done.returncode == 1, done.stdout + done.stderr
     assert any(line.startswith(f"sh recursive {probe}: FAIL: {problem}") for line in done.stdout.splitlines()), done.stdout
+
+
+class _Enough(Exception):
+    """What smoke's sink raises once it has the first moves it reads."""
+
+
+def test_a_port_left_with_more_to_print_is_stopped_not_waited_for_in_every_mode(tmp_path: Path, mode: str, run_tmpdir: Path) -> None:
+    """The probe of the first moves at max_n stops reading, by an exception from its sink, while the
+    port has thousands of lines to go: its program is stopped at once, in every mode. In a container it
+    was waited for until its time was up (the stream's reader held a block no one would take), and
+    the engine, its output unread, could leave the cell's end hanging."""
+    manifest = MANIFEST.replace("max_n = 10", "max_n = 16").replace('executable = "sh"', 'executable = "sh"\ndebian = "dash"')
+    suite = suite_of(tmp_path, KEEPS.replace("-le 10", "-le 16"), manifest)
+    port = load_port(suite / "sh" / "language.toml")
+    settings = Settings(isolation=mode, timeout=300)  # type: ignore[arg-type]
+    with Gate(settings, ports=[port], parent=run_tmpdir) as gate:
+        process = gate.start(port, "recursive", 16, settings)
+        with pytest.raises(_Enough), process:
+            for _block in process.output():
+                raise _Enough
+        finish = process.finish()
+    assert process.stopped and not process.timed_out and finish.stopped, finish

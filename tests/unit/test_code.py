@@ -6,6 +6,8 @@ names its code for every method."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import ROOT
@@ -131,3 +133,22 @@ def test_a_region_as_large_as_a_file_may_be_is_cut_out_in_one_pass():
     body = "x\n" * ((MAX_SOURCE_BYTES - 64) // 2)
     [span] = extract(f"# region a\n{body}# endregion a\n", "a")
     assert span.first == 2 and len(span.lines) == body.count("\n")
+
+
+PEG_NAMES = {"source": "S", "origin": "S", "start_pos": "S", "target": "T", "end_pos": "T", "spare": "X", "extra_pos": "X"}
+"""The recursive method's pegs by the documents' names: the notes' r_toh(n, origin, target, spare),
+COMP9021's recursive_towers(n, start_pos, end_pos, extra_pos), or source, target and spare."""
+PEG_ORDER_KEPT = {
+    "bash": "the notes' r_toh as listed, its pegs by position: 1 disks, 2 origin, 3 target, 4 spare",
+    "forth": "( source target n -- ), the count on top as each word of the file takes it, the spare worked out",
+    "prolog": "Flach's hanoi/5, as the book orders its pegs: N discs from A to C by way of B",
+}
+
+
+@pytest.mark.parametrize("found", [found for found in discover(ROOT) if found.name not in PEG_ORDER_KEPT], ids=lambda found: found.name)
+def test_each_ports_recursive_method_takes_its_pegs_in_the_documents_order(found):
+    """One order across the gallery: the method takes (n, source, target, spare), then calls itself
+    with (source, spare, target) and (spare, target, source), whatever else it carries."""
+    words = re.findall(r"[a-z_]+", found.code["recursive"].text.lower().replace("-", " "))
+    pegs = "".join(PEG_NAMES.get(word.strip("_"), "") for word in words)
+    assert re.search("STX.*SXT.*XTS", pegs), (found.name, pegs)

@@ -344,12 +344,21 @@ class ContainerCell(Runner):
                 if out and first and out.startswith(RUNTIME_FAILURE):
                     self._stderr.feed(out)  # the engine's words, on the program's stdout: it never started
                 elif out:
-                    self._blocks.put(out)
+                    self._hand_on(out)
                 first = first and not out
         except Exception:  # the container was removed under the stream: the cell is over
             pass
         finally:
-            self._blocks.put(None)
+            self._hand_on(None)
+
+    def _hand_on(self, block: bytes | None) -> None:
+        """Queue a block (None: the end) for :meth:`output`; once the cell is stopped or out of time no
+        one reads the queue, so the block is let go rather than waited on: the stream must still be
+        read to its end, or the engine holds the program's output, and with it its end, unread."""
+        while not (self.stopped or self.timed_out):
+            with contextlib.suppress(queue.Full):
+                self._blocks.put(block, timeout=POLL_SECONDS)
+                return
 
     def _state(self) -> dict[str, Any] | None:
         """The engine's view of the exec; None once the engine no longer knows it (its container is
