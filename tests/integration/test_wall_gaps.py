@@ -51,7 +51,6 @@ def printer(folder: Path, script: str, extra: str = "", requires: str = "") -> P
 
 
 @pytest.mark.docker
-@pytest.mark.xfail(strict=True, reason="the recipe check reads a line continued by a backslash as two words; the engine joins them into ADD")
 def test_an_add_cut_across_two_lines_is_refused_and_fetches_nothing(tmp_path, docker_engine, run_tmpdir):
     """``AD\\`` then ``D http://…`` is ``ADD http://…`` to the engine, which fetches it from this
     machine's network whatever the step's network: the harness reads the recipe as the engine does,
@@ -65,7 +64,6 @@ def test_an_add_cut_across_two_lines_is_refused_and_fetches_nothing(tmp_path, do
     assert cell["detail"].startswith("building the image of split-add failed: its Containerfile line 3: ADD"), cell["detail"]
 
 
-@pytest.mark.xfail(strict=True, reason="the recipe check reads a line continued by a backslash as two words; the engine joins them")
 @pytest.mark.parametrize(
     "recipe",
     [
