@@ -213,7 +213,6 @@ def test_a_port_with_a_large_sparse_file_is_held_to_its_build_timeout_in_contain
     assert took < BUILD_SECONDS + GRACE_SECONDS, f"the run took {took:.0f} s"
 
 
-@pytest.mark.xfail(strict=True, reason="smoke and gallery leave a port whose manifest is broken out of their exit code")
 @pytest.mark.parametrize("command", [("smoke",), ("gallery", "--n", "0", "--no-samples", "--out", "site")], ids=["smoke", "gallery"])
 def test_a_broken_manifest_fails_smoke_and_gallery_as_it_fails_compare(tmp_path, run_tmpdir, command):
     """Every command exits 1 when a manifest is broken: a port with a key the harness does not know is
