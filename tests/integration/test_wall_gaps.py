@@ -180,7 +180,6 @@ def test_a_build_that_holds_the_disk_through_an_unlinked_file_is_held_to_the_cac
 FORGED = "All 9 cells that ran pass and agree: one sequence an n (9 pass)."
 
 
-@pytest.mark.xfail(strict=True, reason="a port's folder name may hold a line break, and the plain report writes it as it is")
 def test_a_port_named_with_line_breaks_writes_no_line_of_its_own_into_the_report(tmp_path, run_tmpdir):
     """A folder called ``zz<LF><LF>All 9 cells … pass and agree …<LF>``: the plain report (what a CI
     log shows and greps) never holds the forged verdict as a line of its own; the name is escaped
