@@ -277,6 +277,8 @@ def working_folder(asked: PurePosixPath) -> str | None:
         if why := _not_the_systems(Path(folder)):
             return f"{asked} is {why}" if folder == asked else f"{asked} is in {folder}, {why}"
     checked = 0
+    if Path(asked).is_symlink():  # where it leads is checked when the sandbox is made, which resolves it
+        return None
     for parent, folders, _ in os.walk(asked):
         for name in folders:
             checked += 1
