@@ -81,7 +81,6 @@ def test_a_keyword_or_option_cut_across_lines_is_read_as_the_engine_reads_it(rec
     assert recipe_fault(recipe) is not None
 
 
-@pytest.mark.xfail(strict=True, reason="private_places takes the harness's temporary folder from TMPDIR alone; tempfile also reads TEMP and TMP")
 @pytest.mark.parametrize("variable", ["TMP", "TEMP"])
 def test_check_refuses_a_read_of_the_temporary_folder_that_tmp_names(tmp_path, variable):
     """Without TMPDIR, Python's temporary folder (where the embedded PostgreSQL keeps its files and
@@ -112,7 +111,6 @@ SECRETS = {
 and sshpass's password variables, a Hugging Face token, an Anthropic key."""
 
 
-@pytest.mark.xfail(strict=True, reason="SECRET_NAME does not know PWD or SSHPASS, and SECRET_SHAPE knows no Hugging Face or Anthropic token")
 def test_secrets_under_names_and_shapes_it_does_not_know_are_masked_in_every_report(tmp_path, run_tmpdir):
     """In a subprocess a port sees the harness's whole environment: what it prints of a secret is
     masked in every form of report."""
@@ -132,7 +130,6 @@ def test_secrets_under_names_and_shapes_it_does_not_know_are_masked_in_every_rep
 
 
 @pytest.mark.skipif(NO_SANDBOX is not None or os.geteuid() != 0, reason=NO_SANDBOX or "needs root, to make a checkout under /opt")
-@pytest.mark.xfail(strict=True, reason="only the folders that hold the port are refused, not the checkout a root of ports is inside")
 def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     """A checkout where the grammar allows reads (``/opt/NAME``, as a container's CI has it), its
     ports' root a folder of it (``--root contrib``, as tests/isolation_ports is), run from the
