@@ -231,12 +231,20 @@ def descendants(pid: int) -> list[int]:
 def namespaced_pid(pid: int) -> int | None:
     """A process's number in its own process namespace (a sandbox's, a container's), as /proc's
     NSpid says; its number here where it has no namespace of its own; None once it is gone."""
+    status = process_details(pid)
+    if status is None:
+        return None
+    numbers = status.get("NSpid", [str(pid)])
+    return int(numbers[-1]) if numbers and numbers[-1].isdigit() else None
+
+
+def process_details(pid: int) -> dict[str, list[str]] | None:
+    """/proc/PID/status: each line's words after its name (``NSpid``, ``VmHWM``), by name; None once the process is gone."""
     try:
         status = Path(f"/proc/{pid}/status").read_text(errors="replace")
     except OSError:
         return None
-    numbers = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
-    return int(numbers[-1]) if numbers and numbers[-1].isdigit() else None
+    return {name: rest.split() for name, _, rest in (line.partition(":") for line in status.splitlines())}
 
 
 def kill_group(pid: int) -> None:

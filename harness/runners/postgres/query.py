@@ -33,7 +33,7 @@ from harness.model import Finish, Usage
 from harness.port import Query
 from harness.runners.base import WAITS, Runner
 from harness.runners.postgres.connection import connect_seconds, psql_executable
-from harness.runners.process import POLL_SECONDS, Pipes, describe_exit, let_fill, process_status
+from harness.runners.process import POLL_SECONDS, Pipes, describe_exit, let_fill, process_details, process_status
 
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query (and again, once asked to end its process), to end it."""
@@ -214,12 +214,9 @@ class _ServerProcess:
         cpu = self._cpu()
         if cpu is None or self._cpu_before is None:
             return Usage()
-        try:
-            status = Path(f"/proc/{self.pid}/status").read_text(errors="replace")
-        except OSError:
-            return Usage(cpu - self._cpu_before)
-        peak_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
-        return Usage(cpu - self._cpu_before, peak_kb * 1024 if peak_kb else None)
+        assert self.pid is not None  # a process with a CPU time
+        peak = (process_details(self.pid) or {}).get("VmHWM", [])  # in kB, where the process is still there
+        return Usage(cpu - self._cpu_before, int(peak[0]) * 1024 if peak and peak[0] != "0" else None)
 
 
 class QueryStream(Runner):
