@@ -269,13 +269,17 @@ class PortContainer:
 
     def kill_cell(self) -> None:
         """Kill every process the cell left in the container: all of its user's (the idle process is
-        root's). The container stays, so that its control group can still tell what the cell used."""
+        root's), waiting for the kill no longer than one call into the engine may take. The container
+        stays, so that its control group can still tell what the cell used."""
         if self.group and len(self.group.pids()) <= len(IDLE_PROCESSES):
             return  # nothing left: no exec needed
         api, what = self.engine.client.api, f"stopping a program in a container of {self.name}"
         with contextlib.suppress(docker.errors.DockerException, ContainerError):  # the container is gone, and the cell with it; or the engine is silent
             killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
-            self.engine.call(what, api.exec_start, killer["Id"])
+            self.engine.call(what, api.exec_start, killer["Id"], detach=True)  # attached, the SDK would read its stream with no time limit
+            until = time.monotonic() + self.engine.timeout
+            while self.engine.call(what, api.exec_inspect, killer["Id"])["ExitCode"] is None and time.monotonic() < until:
+                time.sleep(POLL_SECONDS / 4)
 
     def gone(self, patience: float = 0.0) -> bool:
         """Whether the container no longer runs, asked for up to ``patience`` seconds (the engine
