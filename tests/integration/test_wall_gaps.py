@@ -4,8 +4,7 @@ a Containerfile whose keyword or option is cut across lines, which the engine jo
 of the harness's temporary folder when TMP, not TMPDIR, names it; secrets under names and in
 shapes the masking does not know; ``reads`` of the checkout beside a root of ports inside it; a
 build that holds the disk through a file it has unlinked; a port's folder whose name holds a line
-break, written into the plain report as a line of its own; a port's folder that holds a large
-sparse file, whose image's context is written and sent past the build's time."""
+break, written into the plain report as a line of its own."""
 
 from __future__ import annotations
 
@@ -160,7 +159,7 @@ def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     assert check.returncode == 1, check.stdout + check.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the cache's bound counts the files in a build's entry, not a file the build holds open after unlinking it")
+@pytest.mark.xfail(strict=True, reason="the bound counts a build entry's files, not those the build unlinks and holds open (each under RLIMIT_FSIZE)")
 def test_a_build_that_holds_the_disk_through_an_unlinked_file_is_held_to_the_cache_bound(tmp_path, run_tmpdir):
     """The build takes 2 GiB of the cache's disk through a file it unlinks and keeps open while it
     runs, then makes its program: the disk was taken past BUILD_BYTES (1 GiB), so the build is the

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import docker
 import docker.errors
+import docker.types
 
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
@@ -117,7 +118,7 @@ class ContainerWalls(Walls):
         if user == CELL_USER:
             for folder in job.writes:
                 hand_over(folder, NOBODY, NOBODY)
-        container = self.containers.start(job.port, dict(shared), user=user)
+        container = self.containers.start(job.port, dict(shared), user=user, file_bytes=job.file_bytes)
         workdir = Path(PORT_MOUNT)
         for folder, _ in shared:
             if job.folder.is_relative_to(folder):
@@ -190,14 +191,15 @@ class PortContainers:
             raise made
         return made
 
-    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER) -> PortContainer:
+    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER, file_bytes: int | None = None) -> PortContainer:
         """A fresh container of the port's image, for one cell or one build command, with ``mounts``
-        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it)."""
+        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it), and no
+        file written in it past ``file_bytes``, where given."""
         image = self.image(port)
         with self._lock:
             if self._closing:
                 raise ContainerError("the run is closing: no container starts now")
-        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user)
+        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user, file_bytes)
         with self._lock:
             self._running.add(container)
             closing = self._closing
@@ -232,8 +234,11 @@ class PortContainers:
 class PortContainer:
     """One started container of a port's image, for one cell or one build command."""
 
-    def __init__(self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str) -> None:
+    def __init__(  # noqa: PLR0913
+        self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str, file_bytes: int | None = None,
+    ) -> None:
         self.engine, self.name, self.user = engine, port.name, user
+        ulimits = [docker.types.Ulimit(name="fsize", soft=file_bytes, hard=file_bytes)] if file_bytes else None
         volumes = {str(port.folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}
         for path, place in mounts.items():
             inside, _, mode = place.rpartition(":")
@@ -244,7 +249,7 @@ class PortContainer:
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}"}, volumes=volumes, working_dir=PORT_MOUNT,
                 mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name),
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name), ulimits=ulimits,
             )
             engine.call(f"starting a container of {port.name}", self.container.reload)
         except docker.errors.DockerException as error:

@@ -29,7 +29,7 @@ from harness.errors import ReadRefused
 from harness.port import Port, Requirement
 from harness.runners import Mode
 from harness.runners.process import Launch, PortProcess
-from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
+from harness.runners.walls import Job, Walls, becomes, file_bounded, hand_over, run_as
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""
@@ -85,7 +85,7 @@ class SandboxWalls(Walls):
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
-            return PortProcess(argv, job.folder, job.seconds, launch, self.processes)
+            return PortProcess(file_bounded(argv, job.file_bytes), job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SandboxWalls
