@@ -18,6 +18,7 @@ from harness.build import Builds, Site
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.extras import lacking
+from harness.limits import BUILD_BYTES
 from harness.patience import Patience
 from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
@@ -139,7 +140,7 @@ class Gate:
             return None
 
         def start(argv: list[str], folder: Path, left: float) -> Runner:
-            return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
+            return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,), file_bytes=BUILD_BYTES))
 
         return self.builds.build(port, program, method, n, seconds, start, Site(self.walls.toolchain(port), self.walls.build_place(), self.walls.mode))
 

@@ -28,7 +28,7 @@ from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
 from harness.runners.process import Launch, PortProcess
-from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
+from harness.runners.walls import Job, Walls, becomes, file_bounded, hand_over, run_as
 from harness.settings import Mode
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -85,7 +85,7 @@ class SandboxWalls(Walls):
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
-            return PortProcess(argv, job.folder, job.seconds, launch, self.processes)
+            return PortProcess(file_bounded(argv, job.file_bytes), job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SandboxWalls
