@@ -34,7 +34,7 @@ site: $(VENV)/.tested
 	rm -rf $(SITE_DIR)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
 	mkdir -p $(SITE_DIR)/schemas
-	cp harness/language.schema.json harness/report.schema.json harness/list.schema.json $(SITE_DIR)/schemas/
+	cp harness/language.schema.json harness/report.schema.json harness/list.schema.json harness/bench.schema.json $(SITE_DIR)/schemas/
 	$(VENV)/bin/harness gallery $(if $(REPORT),--report $(REPORT),--n 0-$(N)) $(GALLERY_OPTIONS) --out $(SITE_DIR)/gallery
 
 # The integration tests run TEST_JOBS at once, a test file each: most of their time is spent waiting

@@ -19,9 +19,9 @@ def published(path: str) -> str:
     return SITE + path
 
 
-SCHEMAS = ("language", "report", "list")
+SCHEMAS = ("language", "report", "list", "bench")
 """The JSON Schemas the harness holds, and the site publishes under ``schemas/``: a port's manifest,
-the JSON report, and ``harness list --format json``."""
+the JSON report, ``harness list --format json``, and ``harness bench``'s JSON figures."""
 
 
 def schema_file(name: str) -> Path:

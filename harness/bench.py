@@ -55,9 +55,9 @@ from harness.report.figures import (
     catalogue,
     figure,
     not_timed,
+    provenance,
     summary_row,
     versions_line,
-    where,
 )
 from harness.report.summary import one_line
 from harness.report.terminal import literal
@@ -98,6 +98,9 @@ class BenchCell:
     startup: float | None = None
     """What ``harness compare`` adds to a run of this port and method whatever n, in seconds: at the
     smallest n the port takes, the whole process less the port alone."""
+    load: float | None = None
+    """The machine's load average over the last minute when the cell's runs ended: how busy it was
+    while they ran, which the figures say beside them."""
 
     @property
     def moves(self) -> int:
@@ -248,6 +251,7 @@ class _Timer:
                 run.moves = judged.moves  # where the sink could not count the moves, the harness's reading did
             cell.through_compare = [self._through_compare(port, cell) for _ in range(self.repeat)]
             cell.startup = self._startup(port, cell)
+            cell.load = os.getloadavg()[0]
         except (CellError, BenchError, OSError, psycopg.Error, subprocess.TimeoutExpired) as error:
             detail = self.gate.secrets.mask(str(error))  # a port's stderr, as a cell's detail quotes it
             cell.status, cell.detail, cell.runs, cell.to_devnull, cell.harness_seconds = BenchStatus.ERROR, detail, [], [], None
@@ -346,10 +350,11 @@ def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str
     a method; why each port and method not timed was not, on a line of its own, so that no column
     is widened by it; and where the figures come from. Twenty-five ports read as well as five. Off a
     terminal (a file, a pipe, a CI log), where rich would wrap everything at 80 columns, nothing is
-    wrapped: each table is as wide as it needs, each line one line."""
+    wrapped: each table is as wide as it needs, each line one line. Merged figures have no cells
+    of this run: their summary alone."""
     piped = not console.is_terminal
     entries = catalogue(figures)
-    tables = (_cells_table(cells, figures["repeat"]), _catalogue_table(entries))
+    tables = ((_cells_table(cells, figures["repeat"]),) if cells else ()) + (_catalogue_table(entries),)
     if piped:
         console.width = max(console.width, *(console.measure(table, options=console.options.update_width(1 << 16)).maximum for table in tables))
     for table in tables:
@@ -357,7 +362,10 @@ def render_bench(console: Console, cells: Sequence[BenchCell], figures: dict[str
     for port, methods, status, reason in not_timed(entries):
         style = "yellow" if status is BenchStatus.NOT_TIMED else "magenta"
         console.print(f"[{style}]{literal(port)} ({', '.join(methods)}): {literal(reason)}[/]", highlight=False, soft_wrap=piped)
-    console.print(f"[dim]{literal(where(figures))}[/]", highlight=False, soft_wrap=piped)
+    if figures.get("missing"):
+        console.print(f"[magenta]No figures for: {literal(', '.join(figures['missing']))}[/]", highlight=False, soft_wrap=piped)
+    for sentence in provenance(figures):
+        console.print(f"[dim]{literal(sentence)}[/]", highlight=False, soft_wrap=piped)
     for port, found in figures["versions"].items():
         console.print(f"[dim]{literal(port)}: {literal(versions_line(found))}[/]", highlight=False, soft_wrap=piped)
 
@@ -415,12 +423,13 @@ def bench_svg(figures: dict[str, Any]) -> str:
     low = max(math.floor(math.log10(min(shown, default=1e-3))), -9)
     high = max(math.ceil(math.log10(max(shown, default=1.0))), low + 1)
     left = 16 + CHAR_WIDTH * max((len(_cut(entry.port)) for entry in entries), default=8)
-    width = left + PLOT_WIDTH + 150
+    said = provenance(figures)
+    width = max(left + PLOT_WIDTH + 150, 32 + CHAR_WIDTH * max(map(len, said)))  # no sentence cut at the edge
 
     def at(seconds: float) -> float:
         return left + PLOT_WIDTH * (max(math.log10(seconds), low) - low) / (high - low)
 
-    top = y = 112
+    top = y = 84 + 16 * len(said)
     rows: list[str] = []
     for title, group in by_method(entries):
         rows.append(f'<text x="{left}" y="{y + 14}" font-weight="bold">{_xml(title)}</text>')
@@ -436,18 +445,14 @@ def bench_svg(figures: dict[str, Any]) -> str:
         for e in range(low, high + 1)
     ]
     height = y + 44
-    machine = figures["machine"]
-    run = f"Median of {figures['repeat']} runs after a warm-up, --isolation {machine.get('isolation', 'subprocess')}, commit {machine['commit']}"
-    where = f"{machine['cpu']}, {machine['cores']} cores, {machine['os']}, Python {machine['python']}"
     return "\n".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         'font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">',
         f'<title id="title">{PLOT_TITLE}</title>',
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
         f'<text x="16" y="26" font-size="16" font-weight="bold">{PLOT_TITLE}</text>',
-        f'<text x="16" y="46" fill="#444444">{_xml(run)}</text>',
-        f'<text x="16" y="62" fill="#444444">{_xml(where)}</text>',
-        _legend(16, 84),
+        *(f'<text x="16" y="{46 + 16 * index}" fill="#444444">{_xml(sentence)}</text>' for index, sentence in enumerate(said)),
+        _legend(16, top - 28),
         *axis,
         *rows,
         f'<text x="{left + PLOT_WIDTH / 2:.1f}" y="{y + 34}" text-anchor="middle">seconds, log scale</text>',
@@ -544,7 +549,7 @@ def bench_to_json(cells: Sequence[BenchCell], machine: dict[str, Any], versions:
                 "harness_seconds": cell.harness_seconds, "harness_moves_per_second": cell.harness_moves_per_second,
                 "reading_ratio": cell.reading_ratio, "largest_n": cell in top,
                 "compare_runs": cell.through_compare, "compare_median": cell.compare_seconds, "ratio": cell.ratio,
-                "startup_seconds": cell.startup,
+                "startup_seconds": cell.startup, "load_average": cell.load,
             }
             for cell in cells
         ],

@@ -14,7 +14,8 @@ from harness.errors import ExitCode
 @click.argument("name", type=click.Choice(SCHEMAS), default="language")
 def schema(name: str) -> int:
     """Print the JSON Schema NAME that this harness holds: language (a port's language.toml, the
-    default), report (the JSON report) or list (harness list --format json). Each is also published
-    at the address its $id gives; the one printed is this version's, which reads offline."""
+    default), report (the JSON report), list (harness list --format json) or bench (harness bench's
+    JSON figures). Each is also published at the address its $id gives; the one printed is this
+    version's, which reads offline."""
     click.echo(schema_file(name).read_text(encoding="utf-8"), nl=False)
     return ExitCode.PASSED

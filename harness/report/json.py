@@ -32,6 +32,7 @@ The harness's own details keep a port's stderr to its first and last lines, with
 DIFF_LINES = 200
 """The most lines of a cell's diff a report read back keeps."""
 SCHEMA = Path(__file__).parent.parent / "report.schema.json"
+BENCH_SCHEMA = SCHEMA.with_name("bench.schema.json")
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -155,13 +156,30 @@ def read_report(path: Path) -> Report:
     refused, by a :class:`ReportError` that names it and says why, if it cannot be read, is larger
     than MAX_REPORT_BYTES (before it is read), not JSON, nested past MAX_NESTING, or not a report as
     report.schema.json describes it; its details and diffs cut to DETAIL_CHARS and DIFF_LINES."""
+    return from_json(_read_json(path, "report"), str(path))
+
+
+def read_figures(path: Path) -> dict[str, Any]:
+    """``harness bench``'s JSON figures in the file ``path`` (given to ``bench --merge``), read as a
+    report is, in bounded memory and time, and refused by a :class:`ReportError` that names it and
+    says why if they are not figures as bench.schema.json describes them."""
+    data = _read_json(path, "figures file")
+    broken = _broken(data, _bench_schema(), "the figures")
+    if broken:
+        raise ReportError(f"{path}: not harness bench figures: {broken}")
+    return dict(data)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    """The JSON in ``path``; :class:`ReportError` where it cannot be read, is larger than
+    MAX_REPORT_BYTES (before it is read), is not JSON or nests past MAX_NESTING."""
     try:
         with path.open("rb") as source:
             text = source.read(MAX_REPORT_BYTES + 1) if os.fstat(source.fileno()).st_size <= MAX_REPORT_BYTES else None
     except OSError as error:
         raise ReportError(f"cannot read {path}: {error.strerror or error}") from None
     if text is None or len(text) > MAX_REPORT_BYTES:  # a file that says it is larger, or a device that gives more
-        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, the most a report may be; it was not read")
+        raise ReportError(f"{path}: larger than {MAX_REPORT_BYTES >> 20} MiB, the most a {what} may be; it was not read")
     try:
         data = json.loads(text)
     except RecursionError:
@@ -169,8 +187,8 @@ def read_report(path: Path) -> Report:
     except ValueError as error:  # json.JSONDecodeError, and text that is not UTF-8
         raise ReportError(f"{path}: not JSON ({first_line(error)})") from None
     if data is None or _deeper_than(data, MAX_NESTING):
-        raise ReportError(f"{path}: not a harness report: its values nest more than {MAX_NESTING} deep")
-    return from_json(data, str(path))
+        raise ReportError(f"{path}: not a harness {what}: its values nest more than {MAX_NESTING} deep")
+    return data
 
 
 def _deeper_than(data: Any, limit: int) -> bool:
@@ -294,6 +312,12 @@ def _schema() -> dict[str, Any]:
     return schema
 
 
+@functools.cache
+def _bench_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(BENCH_SCHEMA.read_text(encoding="utf-8"))
+    return schema
+
+
 JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "object": lambda value: isinstance(value, dict),
     "array": lambda value: isinstance(value, list),
@@ -355,7 +379,7 @@ def _object(value: dict[str, Any], schema: dict[str, Any], where: str) -> str | 
         if broken:
             return broken
         inner = properties.get(key, schema.get("additionalProperties", True))
-        broken = _broken(item, inner, key if where == "the report" else f"{where}.{key if len(key) <= 60 else shorten(key, 60)}")
+        broken = _broken(item, inner, key if where in ("the report", "the figures") else f"{where}.{key if len(key) <= 60 else shorten(key, 60)}")
         if broken:
             return broken
     return None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.model import Outcome, visible
 from harness.report import Listing, Report
-from harness.report.figures import SUMMARY_COLUMNS, by_method, catalogue, not_timed, summary_row, versions_line, where
+from harness.report.figures import SUMMARY_COLUMNS, by_method, catalogue, not_timed, provenance, summary_row, versions_line
 from harness.report.summary import SHOWN_DIFFS, SHOWN_IN_SUMMARY, by_port, more, one_line, summarise
 
 if TYPE_CHECKING:
@@ -96,9 +96,10 @@ def figures_text(figures: dict[str, Any]) -> str:
     versions; every text from a port escaped."""
     lines = [
         "# The ports' speed", "",
-        f"{md_text(where(figures))} *port s*: the port alone at the largest n timed, its output read through a pipe; "
-        "*start-up s*: the same at n = 0; *reading s*: the harness reading and verifying the same output, captured; "
-        "*reading / port*: that over the port's own time.",
+        f"{md_text(' '.join(provenance(figures)))} *port s*: the port alone at the largest n timed, its output read through a pipe, "
+        "wall seconds; *CPU s*: the port's own CPU seconds in the same runs; *start-up s*: the port's wall seconds at n = 0; "
+        "*reading s*: the harness reading and verifying the same output, captured; *reading / port*: that over the port's own time, "
+        "the harness's share.",
     ]
     entries = catalogue(figures)
     for title, group in by_method(entries):
@@ -108,5 +109,7 @@ def figures_text(figures: dict[str, Any]) -> str:
     if untimed:
         lines += ["", "## Not timed", ""]
         lines += [f"- **{md_text(port)}** ({md_text(', '.join(methods))}): {md_text(reason)}" for port, methods, _, reason in untimed]
+    if figures.get("missing"):
+        lines += ["", "## No figures", "", "No bench's figures hold these ports: " + md_text(", ".join(figures["missing"])) + "."]
     lines += ["", "## Versions", ""] + [f"- **{md_text(port)}**: {md_text(versions_line(found))}" for port, found in figures["versions"].items()]
     return "\n".join(lines) + "\n"

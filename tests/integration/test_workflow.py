@@ -19,7 +19,10 @@ import pytest
 
 from conftest import FAKE_PORTS, ROOT, harness_here, suite
 from harness import __version__
+from harness.bench import BenchCell, Run, bench_to_json
 from harness.doctor import APT_LOCK_SECONDS
+from harness.model import METHODS
+from harness.report.about import machine
 from integration.conftest import REAL_PORTS, harness, stubbed_installers
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -166,6 +169,41 @@ def test_the_merge_step_writes_the_page_and_fails_as_the_merge_does(tmp_path):
     assert empty.returncode == 2, empty.stdout + empty.stderr
     assert not (tmp_path / "report.html").exists()
     assert "report.html" not in (summary.read_text() if summary.exists() else "")
+
+
+def test_each_port_job_benches_its_port_and_the_merge_job_merges_every_ports_figures_for_the_site(tmp_path):
+    """A port job times its port after compare (bench's own gate lists it failed if it fails) and
+    uploads its figures; the merge job's bench step, as GitHub runs it, merges every port's into
+    docs/bench.* before the site is built from docs/, writes the table to the summary, and fails,
+    naming it, where a port has no figures."""
+    port_job, merge_job = CI.split("\n  port:\n", 1)[1].split("\n  merge:\n", 1)
+    assert '"$RUNNER_TEMP/hanoi-harness/bin/harness" bench --port "$PORT" --repeat 2 --json "bench-$PORT.json"' in port_job
+    assert "name: bench-${{ matrix.port }}\n          path: bench-${{ matrix.port }}.json\n" in port_job
+    assert merge_job.index("pattern: bench-*") < merge_job.index("id: bench") < merge_job.index("id: site")
+    script = step_script("bench")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(Path(sys.executable).parent)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "figures").mkdir()
+    ports = [path.parent.name for path in sorted(ROOT.glob("*/language.toml"))]
+    here = {**machine(), "commit": "abc1234", "isolation": "subprocess"}
+    for port in ports:
+        cells = [BenchCell(port, method, n, runs=[Run(METHODS[method].optimal_count(n), 0.5, 0.25, 3.0)]) for method in METHODS for n in (0, 5)]
+        figures = bench_to_json(cells, here, {port: {"interpreter": f"{port} 1.0"}}, 1)
+        (tmp_path / "figures" / f"bench-{port}.json").write_text(json.dumps(figures))
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_STEP_SUMMARY": str(summary), "HANOI_ROOT": str(ROOT)}
+
+    done = run_as_github_does(script, tmp_path, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = (tmp_path / "docs" / "bench.md").read_text()
+    assert summary.read_text() == table and all(f"\n| {port} | 5 |" in table for port in ports)
+    assert json.loads((tmp_path / "docs" / "bench.json").read_text())["missing"] == []
+    assert (tmp_path / "docs" / "bench.svg").read_text().startswith("<svg ")
+
+    (tmp_path / "figures" / "bench-sql.json").unlink()
+    partial = run_as_github_does(script, tmp_path, env)
+    assert partial.returncode == 1 and "No figures for: sql" in partial.stdout, partial.stdout + partial.stderr
 
 
 USES = re.compile(r"^\s*-? ?uses: (\S+)(.*)$", re.M)

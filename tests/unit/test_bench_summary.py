@@ -21,7 +21,7 @@ from harness.environment import Secrets
 from harness.errors import BenchError
 from harness.model import METHODS
 from harness.report import WRITERS
-from harness.report.figures import BenchStatus, catalogue
+from harness.report.figures import BenchStatus, catalogue, figure
 
 LANGUAGES = [
     "ada", "bash", "c", "clojure", "common-lisp", "cpp", "csharp", "d", "elixir", "erlang", "go", "haskell", "java",
@@ -121,9 +121,11 @@ def test_the_markdown_has_a_table_a_method_fastest_first_and_says_why_a_port_is_
     assert len(rows) == len(entries) == 4 * 26
     for row, entry in zip(rows, entries):
         cells = re.split(r"(?<!\\)\|", row)[1:-1]  # a pipe in a port's name is escaped, and splits no cell
-        assert len(cells) == 7, row
+        assert len(cells) == 8, row
         assert cells[0].strip() == ("&lt;img src=x onerror=alert(1)&gt; [bold]*x* \\| `tick`" if entry.port == HOSTILE else entry.port)
         assert cells[3].strip() == entry.status.value if entry.status is not BenchStatus.TIMED else cells[1].strip() == str(entry.n)
+        assert cells[4].strip() == ("" if entry.status is not BenchStatus.TIMED else figure(entry.cpu))  # CPU seconds beside wall seconds
+        assert entry.status is not BenchStatus.TIMED or entry.cpu == pytest.approx(entry.seconds * 0.9)
     assert "<img" not in text
     not_timed = text.split("## Not timed")[1].split("## Versions")[0].strip().splitlines()
     assert not_timed == [
