@@ -1,6 +1,6 @@
 # The two commands a newcomer needs: `make compare` and `make test`; and `make check`, the fast tier a
-# contributor runs before every commit (ruff, mypy and the in-process tests of tests/unit: two to six minutes,
-# as docs/development.md says).
+# contributor runs before every commit (ruff, mypy and the in-process tests of tests/unit: under a minute on
+# an idle machine, longer on a busy one, as docs/development.md says).
 # `make compare` installs only what it runs: the harness (no test tool) and the tools of the headline
 # ports. `make compare-all` installs and runs every port of the catalogue, failing on one that cannot be
 # installed. Each sets up a virtual environment in .venv first (once, and again when pyproject.toml

@@ -307,7 +307,7 @@ class _Timer:
         (and to ``copy``, if given): its moves counted by the format's counter where it has one, nothing
         read. The wall time runs from the runner's start to the port's end; CPU and peak memory are
         what the runner measured."""
-        counter = reader_module(READERS[program.output.format]).counter(program.output)
+        counter = reader_module(READERS[program.output.format].load()).counter(program.output)
         timeout = self.settings.timeout
         with self.gate.start(port, bench_cell.method, bench_cell.n, self.settings) as runner:
             started = runner.deadline - timeout

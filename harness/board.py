@@ -30,7 +30,7 @@ def _disc(disc: int, width: int) -> str:
     return ("=" * left + label + "=" * (size - len(label) - left)).center(width)
 
 
-def draw(n: int, pegs: Pegs, move: Move | None, number: int, total: int, names: Sequence[str] = CANONICAL) -> list[str]:  # noqa: PLR0913
+def draw(n: int, pegs: Pegs, move: Move | None, number: int, total: int, names: Sequence[str] = CANONICAL) -> list[str]:
     """One position: the pegs (a row above the tallest tower shows their tips), their names (the
     port's, with the canonical number beside where they differ), and the move line,
     ``move 3 of 7: disc 1 from peg 0 to peg 2``."""

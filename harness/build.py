@@ -12,8 +12,9 @@ program is built once per n (or once, if its build does not use n) until any of 
 A cache entry is the port's to write, so the harness, often root, trusts nothing in it: it follows
 no link there (its done mark is made with O_EXCL and O_NOFOLLOW and read with lstat, the program
 must be a file of its own), strips every setuid and setgid bit from what a build leaves, and holds
-a build to BUILD_BYTES of the cache; a build that breaks any of these, or meets a full disk, is its
-own cell's build error, and its entry is removed.
+a build to BUILD_BYTES of the cache (its copy of the port's folder too, counted before it is made);
+a build that breaks any of these, or meets a full disk, is its own cell's build error, and its
+entry is removed.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from typing import Any
 
 from harness.environment import cache_root
 from harness.errors import BuildFailed, Interrupted
-from harness.limits import size
-from harness.port import SHOWN_BUILD, Built, Port, Program, fill, past
+from harness.limits import BUILD_BYTES, FILE_BYTES, size
+from harness.port import SHOWN_BUILD, Built, Port, Program, apparent_bytes, fill, past
 from harness.runners.base import Runner
 from harness.runners.process import EMPTY_STDERR, StderrKeeper
 from harness.runners.walls import remove_tree, tree
@@ -52,12 +53,9 @@ LOCK_POLL_SECONDS = 0.1
 COPY_BLOCK = 1 << 20
 CAPABILITIES = "security.capability"
 """The extended attribute that gives a file capabilities (setcap): taken off what a build keeps, as setuid is."""
-BUILD_BYTES = 1 << 30
-"""The most one build may keep in the cache: its entry's files, each counted as at least FILE_BYTES
-(so that a million empty files are as much as four gigabytes), watched every WATCH_SECONDS while
-each command runs and counted again after it."""
-FILE_BYTES = 4096
 WATCH_SECONDS = 0.25
+"""How often what a build keeps in the cache is counted while each command runs (it is counted
+again after it), against BUILD_BYTES."""
 SETID = stat.S_ISUID | stat.S_ISGID
 
 StartCommand = Callable[[list[str], Path, float], Runner]
@@ -217,10 +215,15 @@ def _finished(entry: Path) -> bool:
 
 
 def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str], str]], start: StartCommand, timeout: float, deadline: float) -> None:
-    """Copy the port's folder into a fresh build folder, run the build there, make what it left
-    safe to keep, and mark it done, all before ``deadline``, the end of the build's ``timeout``
+    """Copy the port's folder into a fresh build folder (refused where the copy alone would be past
+    BUILD_BYTES), run the build there, make what it left safe to keep, and mark it done, all before ``deadline``, the end of the build's ``timeout``
     seconds; or leave nothing of it behind."""
     remove_tree(entry)  # a build that did not finish, in a run that was killed
+    if apparent_bytes(source, BUILD_BYTES) > BUILD_BYTES:
+        raise BuildFailed(
+            f"the port's folder holds more than {size(BUILD_BYTES)} (a sparse file counted at its full size), the most one build may"
+            " keep in the cache: its copy for the build is not made"
+        )
     try:
         with _cache_written():
             entry.mkdir(parents=True)

@@ -24,10 +24,11 @@ import regex
 
 from harness.environment import VARIABLE_NAME, refused_read, secret_name
 from harness.errors import ManifestError, ManifestFaults
-from harness.model import METHODS, PEGS, shorten
+from harness.model import ESCAPED_BYTE, METHODS, PEGS, one_line, shorten
+from harness.output import Output, Stream
 from harness.patterns import MAX_NESTING, nesting, never_matches
 from harness.port import MAX_PORT_ENTRIES, MOST_DISCS, N_FORM, N_FORMS, Port, Program, Query, Requirement, Source
-from harness.readers import DEFAULT, READERS, Output, Reading, Stream
+from harness.readers import DEFAULT, READERS, Reading
 from harness.regions import Code, read_code
 
 MANIFEST = "language.toml"
@@ -141,9 +142,15 @@ def load_port(manifest: Path) -> Port:
     folder's as the root lists it: a link to a folder elsewhere is a port of the link's name, whatever
     the folder it leads to is called. The manifest's size is bounded before it is read, and its
     nesting as it is read: TOML's reader recurses once a level, so arrays or tables nested thousands
-    deep are this port's error, not the run's end."""
+    deep are this port's error, not the run's end. A folder's name with a line break, a tab or another
+    character that is not printable (a byte that is not UTF-8 is shown as that byte, ``\\xff``) is the
+    port's error too, under its name written out, so that it forges no line of any report."""
     name, folder = manifest.parent.name, manifest.parent.resolve()
     where, text = str(manifest), ""
+    if unprintable := next((char for char in name if not char.isprintable() and not ESCAPED_BYTE.fullmatch(char)), None):
+        shown = one_line(name)
+        why = f"the folder's name holds {unprintable!r}, a line break or another character that is not printable: a report gives a port's name a line"
+        return Port(name=shown, folder=folder, manifest_faults=(f"{manifest.parent.parent / shown / MANIFEST}: {why}",))
     try:
         _check_folder(folder)
         with manifest.open("rb") as source:

@@ -18,7 +18,9 @@ from __future__ import annotations
 import os
 import pwd
 import re
+import stat
 import sys
+import tempfile
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
@@ -30,27 +32,37 @@ PASSED_THROUGH = ("LANG", "LANGUAGE", "TERM", "TZ")
 """Variables every port sees as the harness does, with every ``LC_*`` one."""
 SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIAL|CREDS|JWT|HOOK|COOKIE|BEARER|CONNECTION_?STRING|DSN|GIT_CONFIG"
-    r"|AUTH(?!ORS?(?:_|$))|(?:^|_)(?:PAT|PASS|UR[IL])(?:_|$)",
+    r"|SSHPASS|PGPASS|(?<!^)(?<!^OLD)PWD|PWD(?=.)|AUTH(?!ORS?(?:_|$))|(?:^|_)(?:PAT|PASS|UR[IL]|LOGIN)(?:_|$)",
     re.IGNORECASE,
 )
 """A variable whose name says this holds a secret, or may (``CI_JOB_JWT``, ``GH_PAT``, ``SLACK_WEBHOOK_URL``,
 ``MYHOOK``, ``DOCKER_AUTH_CONFIG``, ``SENTRYDSN``, ``DB_URI``, ``PIP_INDEX_URL``, ``GIT_CONFIG_PARAMETERS``,
-which may carry an authorisation header; not ``GIT_AUTHOR_NAME`` or ``PATH``): never passed on, its
+which may carry an authorisation header, ``MYSQL_PWD``, ``SSHPASS``, ``PGPASSFILE``, ``REGISTRY_LOGIN``; not
+``GIT_AUTHOR_NAME``, ``PATH``, nor ``PWD`` and ``OLDPWD``, the shell's current folders): never passed on, its
 value masked in reports."""
 SECRET_SHAPE = re.compile(
     r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|gl(?:pat|ptt|dt|rt|cbt|imt|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
-    r"|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}|dckr_pat_[A-Za-z0-9_-]{20,}|AIza[A-Za-z0-9_-]{35}|[rs]k_live_[A-Za-z0-9]{20,})"
+    r"|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}|dckr_pat_[A-Za-z0-9_-]{20,}|AIza[A-Za-z0-9_-]{35}|[rs]k_live_[A-Za-z0-9]{20,}"
+    r"|hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|ya29\.[A-Za-z0-9_-]{20,}"
+    r"|hvs\.[A-Za-z0-9_-]{20,}|do[opr]_v1_[a-f0-9]{64})"
     r"|https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks)/[A-Za-z0-9/_-]+"
     r"|-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\Z)"
 )
 """Text shaped like a known token, whatever variable holds it: GitHub's, GitLab's, Slack's (and a
 Slack or Discord webhook's address), an AWS access key, a JWT, npm's, PyPI's, Docker Hub's,
-Google's, Stripe's, a PEM private key. Never passed to a port; masked in every report. A token
-starts where a run of its characters does (not after a letter, a digit, ``_`` or ``-``), so that
-masking tries each run once and takes a time linear in the text, whatever a port prints."""
+Google's (an API key, an OAuth access token ``ya29.``), Stripe's, Hugging Face's, OpenAI's and
+Anthropic's keys (``sk-``, ``sk-proj-``, ``sk-ant-``), SendGrid's, Vault's, DigitalOcean's, a PEM
+private key. Never passed to a port; masked in every report. A token starts where a run of its
+characters does (not after a letter, a digit, ``_`` or ``-``), so that masking tries
+each run once and takes a time linear in the text, whatever a port prints."""
 URL_CREDENTIALS = re.compile(r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://)[^\s/:@]*:(?P<password>[^\s/@]+)@")
 """A URL that carries a user's password (``redis://default:PASSWORD@host``): its password is masked."""
+URL_QUERY_SECRET = re.compile(
+    r"(?P<name>[?&;](?:access_token|token|api_?key|key|secret|password|sig)=)[^\s&#;'\"<>]{4,}", re.IGNORECASE,
+)
+"""A URL's query that carries a secret (``?token=…``, ``&access_token=…``, ``?key=…``, a signature):
+its value is masked, its name kept."""
 SECRET_VARIABLES = ("HANOI_PG_DSN", "DATABASE_URL", "PGPASSWORD")
 """Variables that hold a secret, or a connection string with one, under a name that does not say so."""
 SHORTEST_SECRET = 4
@@ -69,7 +81,7 @@ def secret_name(name: str) -> bool:
 
 def secret_value(value: str) -> bool:
     """Whether a value holds a secret by its shape: a known token, or a URL with a password."""
-    return bool(SECRET_SHAPE.search(value) or URL_CREDENTIALS.search(value))
+    return bool(SECRET_SHAPE.search(value) or URL_CREDENTIALS.search(value) or URL_QUERY_SECRET.search(value))
 
 
 def port_environment(names: Iterable[str], home: str, tmpdir: str, path: str | None = None) -> dict[str, str]:
@@ -118,7 +130,8 @@ class Secrets:
 
 
 def _shapes_masked(text: str) -> str:
-    return URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+    text = URL_CREDENTIALS.sub(rf"\g<scheme>{MASK}@", SECRET_SHAPE.sub(MASK, text))
+    return URL_QUERY_SECRET.sub(rf"\g<name>{MASK}", text)
 
 
 _RUNS: weakref.WeakSet[Secrets] = weakref.WeakSet()
@@ -183,18 +196,34 @@ runners' tokens, systemd's credentials, a cloud machine's user data."""
 def private_places(ports: Iterable[Path] = ()) -> list[tuple[PurePosixPath, str]]:
     """The places no port may be shown, nor a folder that holds one, each with what it is: what the
     sandbox makes itself, KEY_PLACES, every user's home in the password database (but ``/``, the
-    home of accounts that have none of their own), the folders that hold the ports (``ports``: the
-    checkout), and the harness's TMPDIR, build cache and virtual environment; each both as named
-    and where its links lead."""
+    home of accounts that have none of their own), the folders that hold the ports (``ports``) and
+    the checkout they are in (the harness's too), the harness's own source, its temporary folder
+    (as Python finds it: TMPDIR, TEMP or TMP), build cache and virtual environment; each both as
+    named and where its links lead."""
     places = [(PurePosixPath(path), "what the sandbox makes for every port itself") for path in SANDBOX_OWN]
     places += [(PurePosixPath(path), "a place where keys and secrets are kept") for path in KEY_PLACES]
     places += [(home, f"the home of {user.pw_name}") for user in pwd.getpwall() for home in _named_and_real(user.pw_dir)]
-    places += [(folder, "the folder that holds the ports (the checkout)") for path in ports for folder in _named_and_real(path)]
-    places += [(folder, "the harness's temporary folder (TMPDIR)") for folder in _named_and_real(os.environ.get("TMPDIR", ""))]
+    places += [(folder, "the folder that holds the ports") for path in ports for folder in _named_and_real(path)]
+    checkouts = {top for path in (*ports, HARNESS_SOURCE) if (top := checkout_top(Path(path))) is not None}
+    places += [(folder, "the checkout the ports or the harness are in") for top in checkouts for folder in _named_and_real(top)]
+    places += [(folder, "the harness's own source") for folder in _named_and_real(HARNESS_SOURCE)]
+    temporary = {tempfile.gettempdir(), os.environ.get("TMPDIR", "")}
+    places += [(folder, "the harness's temporary folder") for path in temporary for folder in _named_and_real(path)]
     places += [(folder, "the harness's build cache") for folder in _named_and_real(cache_root())]
     if sys.prefix != sys.base_prefix:
         places += [(folder, "the harness's virtual environment") for folder in _named_and_real(sys.prefix)]
     return places
+
+
+HARNESS_SOURCE = Path(__file__).resolve().parent
+"""The harness's own package: its code, which a port has no reason to read."""
+
+
+def checkout_top(path: Path) -> Path | None:
+    """The top of the git checkout ``path`` is in (the nearest folder above it, or itself, that has
+    a ``.git``), found without running git, which would read the checkout's settings; None if none."""
+    start = path.absolute()
+    return next((folder for folder in (start, *start.parents) if (folder / ".git").exists()), None)
 
 
 def _named_and_real(path: str | Path) -> set[PurePosixPath]:
@@ -222,9 +251,53 @@ def refused_read(path: str, ports: Iterable[Path] = ()) -> str | None:
             return f"{path} is in {place}, {what}: no port may read it"
         if place.is_relative_to(asked):
             return f"{path} holds {place}, {what}: no port may read it"
+    if why := working_folder(asked):
+        return f"{why}: no port may read it"
     if asked.is_relative_to("/etc") and not ETC_READS.fullmatch(asked.parts[2]):
         return f"{path} is not the settings of a language's tools in /etc that a port may read: /etc/{ETC_READS.pattern.replace('|', ', /etc/')}"
     return None
 
 
 
+
+
+MOST_FOLDERS_CHECKED = 4096
+"""The most folders below a ``reads`` path that are checked to be the system's: a path that holds
+more (``/usr/lib``) is refused, as one whose every folder could not be told to be the system's."""
+
+
+def working_folder(asked: PurePosixPath) -> str | None:
+    """Why ``asked`` (below one of READ_PLACES) is, is in or holds a folder that is someone's work
+    rather than a language's tools' data, which the system's package manager installs as root: a
+    folder owned by the harness's own user (not root), such as another run's temporary folder
+    under /var/lib or /opt, or a folder every user may write, a shared temporary one. None where
+    it is none of these, or where the machine has no such path."""
+    top = next(top for top in READ_PLACES if asked.is_relative_to(top))
+    for folder in (asked, *(parent for parent in asked.parents if parent.is_relative_to(top) and parent != top)):
+        if why := _not_the_systems(Path(folder)):
+            return f"{asked} is {why}" if folder == asked else f"{asked} is in {folder}, {why}"
+    checked = 0
+    if Path(asked).is_symlink():  # where it leads is checked when the sandbox is made, which resolves it
+        return None
+    for parent, folders, _ in os.walk(asked):
+        for name in folders:
+            checked += 1
+            if checked > MOST_FOLDERS_CHECKED:
+                return f"{asked} holds more than {MOST_FOLDERS_CHECKED} folders, too many to check that each is the system's"
+            if why := _not_the_systems(Path(parent, name)):
+                return f"{asked} holds {Path(parent, name)}, {why}"
+    return None
+
+
+def _not_the_systems(folder: Path) -> str | None:
+    try:
+        status = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(status.st_mode):
+        return None
+    if status.st_uid == os.geteuid() != 0:
+        return "a folder the harness's own user owns (another run's temporary folder, someone's work), not the system's"
+    if status.st_mode & stat.S_IWOTH:
+        return "a folder every user may write (a shared temporary folder), not the system's"
+    return None

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from harness.model import Move, Piece, Rules, Transfer
 
 if TYPE_CHECKING:
-    from harness.readers import Output, Reading
+    from types import ModuleType
+
+    from harness.output import Output
 
 STRETCH_BYTES = 1 << 17
 """The most output compared at once: large enough that the Python around each comparison costs little
@@ -141,9 +143,8 @@ class ReaderModule(Protocol):
         the moves from its reading)."""
 
 
-def reader_module(reading: Reading) -> ReaderModule:
-    """The module of an output format, loaded at first need, held to :class:`ReaderModule`."""
-    module = reading.load()
+def reader_module(module: ModuleType) -> ReaderModule:
+    """The module of an output format (its ``Reading.load()``), held to :class:`ReaderModule`."""
     if not isinstance(module, ReaderModule):
-        raise TypeError(f"{reading.module} lacks wording(output, plan) or counter(output), which a reader's module holds")
+        raise TypeError(f"{module.__name__} lacks wording(output, plan) or counter(output), which a reader's module holds")
     return module

@@ -18,6 +18,7 @@ from harness.build import Builds, Site
 from harness.environment import Secrets
 from harness.errors import StartFailed, Unavailable
 from harness.extras import lacking
+from harness.limits import BUILD_BYTES
 from harness.patience import Patience
 from harness.port import CONTAINERFILE, Built, Port, Program, Requirement
 from harness.runners.base import Runner
@@ -103,7 +104,7 @@ class Gate:
         one this machine lacks, or the sandbox cannot see (in a container, the port's image brings its own)."""
         return next(((requirement, why) for requirement in program.requires if (why := self.walls.lacks(requirement))), None)
 
-    def start(  # noqa: PLR0913
+    def start(
         self, port: Port, method: str, n: int, settings: Settings, discard: bool = False, spelled: tuple[str, str] | None = None,
     ) -> Runner:
         """The cell running, within the time ``settings`` give a cell and a build: its query in the
@@ -139,7 +140,7 @@ class Gate:
             return None
 
         def start(argv: list[str], folder: Path, left: float) -> Runner:
-            return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,)))
+            return self.walls.start(Job(port, argv, folder, left, names=program.env, writes=(folder.parent,), file_bytes=BUILD_BYTES))
 
         return self.builds.build(port, program, method, n, seconds, start, Site(self.walls.toolchain(port), self.walls.build_place(), self.walls.mode))
 

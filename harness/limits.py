@@ -50,6 +50,11 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+BUILD_BYTES = 1 << 30
+"""The most one build may keep, or be given: a build's cache entry (build.py), the port's folder
+copied into it, and the context of a port's image (images.py). Each file counts as at least
+FILE_BYTES, so that a million empty files are as much as four gigabytes."""
+FILE_BYTES = 4096
 
 
 def parse_size(text: str) -> int:

@@ -53,6 +53,12 @@ def _shown(char: str) -> str:
     return utf8_safe(char) if ESCAPED_BYTE.fullmatch(char) else repr(char)[1:-1]
 
 
+def one_line(text: str) -> str:
+    """``text`` as :func:`visible` shows it, its line breaks and tabs written out too (``\\n``): a
+    name, which a report gives a line or a column of its own."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 class Move(NamedTuple):
     """One move of one disc. ``disk`` is None until the board has been consulted."""
 

@@ -17,7 +17,7 @@ import regex
 
 from harness.environment import quote
 from harness.errors import OutOfTime, Unreadable
-from harness.readers import Output
+from harness.output import Output
 
 MAX_LINE_BYTES = 8192
 """Longer than any move or drawing row a port prints: a longer line is an error, not a flood."""

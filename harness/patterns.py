@@ -57,19 +57,31 @@ Walked = tuple[Shapes, str]
 def never_matches(pattern: str, digit_groups: Iterable[str] = ()) -> str | None:
     """Why ``pattern`` can never match a line, or None if it may, or cannot be judged. Each group
     named in ``digit_groups`` must be able to hold ASCII digits: the harness reads a number there."""
-    if not PARSER:
+    parsed = _python_parse(pattern)
+    if parsed is None:
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # re warns where it reads a pattern otherwise than regex may
-            parsed = sre_parse.parse(pattern)
         groups = {number: name for name, number in parsed.state.groupdict.items() if name in digit_groups}
         shapes, why = _Walk(groups).sequence(parsed)
-    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+    except (RecursionError, OverflowError, ValueError):
         return None
     except (AttributeError, TypeError, LookupError):  # a parse of another shape than the one walked here
         return None
     return None if shapes else why
+
+
+def _python_parse(pattern: str) -> Any:
+    """Python's parse of ``pattern`` (``re._parser``'s), which the proofs here read; None where it
+    cannot be had: no such parser in this Python, or a pattern it refuses or reads otherwise than
+    regex may (re warns where it does)."""
+    if not PARSER:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return sre_parse.parse(pattern)
+    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+        return None
 
 
 def nesting(pattern: str) -> int:
@@ -217,13 +229,8 @@ def _in_item(kind: Any, value: Any, char: str) -> bool:
 def literal(pattern: str) -> str | None:
     """The one text ``pattern`` matches, where it matches nothing else (no class, repeat, choice,
     anchor or flag, but Unicode's, in Python's parse of it); None for any other pattern."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parsed = sre_parse.parse(pattern)
-    except (re.error, Warning, RecursionError, OverflowError, ValueError):
-        return None
-    if parsed.state.flags != sre.SRE_FLAG_UNICODE or any(op is not sre.LITERAL for op, _ in parsed):
+    parsed = _python_parse(pattern)
+    if parsed is None or parsed.state.flags != sre.SRE_FLAG_UNICODE or any(op is not sre.LITERAL for op, _ in parsed):
         return None
     return "".join(chr(code) for _, code in parsed)
 
@@ -235,13 +242,8 @@ def fixed_around(pattern: str, free: str) -> tuple[int, int] | None:
     holds exactly what lies between those two counts of characters, whatever the line. None for
     any other pattern (any other repeat, a choice, an anchor, a lookaround, a flag but Unicode's),
     and where Python's parse of it cannot be had."""
-    if not PARSER:
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parsed = sre_parse.parse(pattern)
-    except (re.error, Warning, RecursionError, OverflowError, ValueError):
+    parsed = _python_parse(pattern)
+    if parsed is None:
         return None
     names = {number: name for name, number in parsed.state.groupdict.items()}
     counts: list[int] = [0]

@@ -4,6 +4,7 @@ the port follows. The parser that makes one is discover.py; everything after it 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from harness.readers import Output
+from harness.limits import FILE_BYTES
+from harness.output import Output
 from harness.regions import Code
 
 MOST_DISCS = 64
@@ -209,6 +211,20 @@ def tree_digest(folder: Path, deadline: float | None = None) -> str:
         digest.update(b"\0")
         past(deadline)
     return digest.hexdigest()
+
+
+def apparent_bytes(top: Path, ceiling: int) -> int:
+    """What copying or packing the folder ``top`` writes, in bytes: each file's apparent size (a
+    sparse file's holes are written out in full), but at least FILE_BYTES a file or folder, links
+    counted and never followed; counted only until past ``ceiling``, which is then all there is to know."""
+    total = 0
+    for folder, folders, files in os.walk(top):
+        for name in [*folders, *files]:
+            with contextlib.suppress(FileNotFoundError):
+                total += max(os.lstat(os.path.join(folder, name)).st_size, FILE_BYTES)  # noqa: PTH118 - os.walk hands strings
+            if total > ceiling:
+                return total
+    return total
 
 
 def past(deadline: float | None) -> None:

@@ -201,7 +201,7 @@ class CellReading:
         reading = READERS[program.output.format]
         self.reader = reading.open(program.output, cell.n, deadline)
         shown = on_line is not None or on_move is not None
-        self._wording = reader_module(reading).wording(program.output, self.tally.plan) if fast and not shown else None
+        self._wording = reader_module(reading.load()).wording(program.output, self.tally.plan) if fast and not shown else None
         self.read_all = True
         self.fast: FastPath | None = None
         self._expected: Iterator[Move] = iter(())

@@ -67,24 +67,27 @@ def recipe_fault(text: str) -> RecipeFault | None:
 
 
 def _instructions(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each instruction of a Containerfile, its lines joined, as the line it begins on and its words,
-    its lines cut where the engine cuts them (at a line feed alone); a parser directive (``escape``,
-    ``syntax``, ``check``) as the words DIRECTIVE and its name."""
-    words: list[str] = []
-    first = 0
+    """Each instruction of a Containerfile as the engine reads it: the line it begins on and its
+    words. Its lines are cut where the engine cuts them (at a line feed alone), and one that ends in
+    the escape character is joined to the next with nothing between, even within a word, passing
+    over blank and comment lines, before the words are split. A parser directive (``escape``,
+    ``syntax``, ``check``) is the words DIRECTIVE and its name."""
+    joined = ""
+    first: int | None = None
     for number, line in enumerate((line.removesuffix("\r") for line in text.split("\n")), 1):
         directive = re.fullmatch(r"\s*#\s*(escape|syntax|check)\s*=.*", line, re.IGNORECASE)
-        if not words and directive:
+        if first is None and directive:
             yield number, [DIRECTIVE, directive[1].lower()]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        first = first if words else number
-        words += CONTINUED.sub("", line).split()
-        if not CONTINUED.search(line) and words:
-            yield first, words
-            words = []
-    if words:
-        yield first, words
+        first = number if first is None else first
+        joined += CONTINUED.sub("", line)
+        if not CONTINUED.search(line):
+            if joined.split():
+                yield first, joined.split()
+            joined, first = "", None
+    if first is not None and joined.split():
+        yield first, joined.split()
 
 
 def recipe_problem(folder: Path) -> str | None:

@@ -12,10 +12,19 @@ from typing import Any, Literal, get_args
 
 from harness.limits import DEFAULT_LIMITS, Limits
 from harness.model import METHODS, Shard
-from harness.runners import DEFAULT_MODE, Mode
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_MOVES = 1 << 24
+Mode = Literal[
+    "subprocess",
+    "sandbox",
+    "container",
+]
+"""The modes of isolation (``--isolation``), each the module of that name in ``harness.runners.modes``
+(``runners/walls.py`` says what every mode does): a new one is a module there and a line here."""
+MODES: tuple[Mode, ...] = get_args(Mode)
+DEFAULT_MODE: Mode = "subprocess"
+"""The mode of a run that names none."""
 Backend = Literal["embedded", "server", "docker"]
 """Where the ports that run in PostgreSQL find it: each a kind of server of ``runners.postgres.SERVERS``."""
 BACKENDS: tuple[Backend, ...] = get_args(Backend)

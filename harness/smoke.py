@@ -50,19 +50,22 @@ class Finding:
         return visible(f"{self.port} {self.method} {self.probe}: {verdict}")
 
 
-class _Enough(Exception):  # noqa: N818 - not an error: the probe has read all it needs
+class _Enough(Exception):  # not an error: the probe has read all it needs
     """Raised from the move sink once the first moves are in: the cell's runner is closed on the way out."""
 
 
 def probes(ports: list[Port], settings: Settings, gate: Gate) -> Iterator[Callable[[], Finding]]:
     """Every probe of the ports' methods that ``settings`` name, each a call that runs it."""
     for port in ports:
+        if port.manifest_error:  # a broken manifest fails, as it fails compare: not a probe skipped
+            yield functools.partial(Finding, port.name, "every method", "every probe", problem=f"manifest problem: {port.manifest_error}")
+            continue
         for method in (method for method in settings.methods if method in port.methods):
             program = port.program(method)
             found = functools.partial(Finding, port.name, method)
-            missing = gate.missing(program) if not port.manifest_error else None
-            if port.manifest_error or missing:
-                yield functools.partial(found, "every probe", skipped=port.manifest_error or (missing and missing[1]))
+            missing = gate.missing(program)
+            if missing:
+                yield functools.partial(found, "every probe", skipped=missing[1])
                 continue
             refused = functools.partial(_refused, gate, port, method, settings)
             if program.query is None and program.takes_decimal_n:

@@ -35,8 +35,8 @@ COMMANDS = (compare, merge, run, show, list_ports, doctor, transcripts, bench, c
 """The commands, a module each: importing one adds it to the ``harness`` group (its ``@cli.command``)."""
 
 
-STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""The signals that stop a run."""
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+"""The signals that stop a run: SIGQUIT (Ctrl-\\) too, whose default would dump core and write no report."""
 STOP_SECONDS = 4.0
 """How long a stopped run may take to end its ports and servers before it gives up on them."""
 REPORT_SECONDS = 60.0
@@ -49,9 +49,9 @@ def _stopped_by(number: int) -> str:
 
 
 class _Stop:
-    """The handler of Ctrl-C, SIGTERM and SIGHUP. The first ends the run: it cleans up and ends, within
-    STOP_SECONDS whatever a server or the Docker engine does (the next run sweeps what could not be
-    removed). Any later one is let go: the run is already ending, writing its reports, which a second
+    """The handler of Ctrl-C, SIGTERM, SIGHUP and SIGQUIT. The first ends the run: it cleans up and
+    ends, within STOP_SECONDS whatever a server or the Docker engine does (the next run sweeps what
+    could not be removed). Any later one is let go: the run is already ending, writing its reports, which a second
     Ctrl-C must not cut short; it exits as the first signal says."""
 
     def __init__(self) -> None:
@@ -86,8 +86,8 @@ def _give_up_after(seconds: float, number: int) -> None:
 
 
 def main() -> None:
-    """The console command: it exits with the code :func:`invoke` returns. Ctrl-C, SIGTERM and SIGHUP
-    end every port and server the run started, then exit 128 + the signal."""
+    """The console command: it exits with the code :func:`invoke` returns. Ctrl-C, SIGTERM, SIGHUP and
+    SIGQUIT end every port and server the run started, then exit 128 + the signal."""
     stop = _Stop()
     for handled in STOPPING:
         signal.signal(handled, stop)

@@ -31,7 +31,8 @@ def gallery(session: Session, /, out: Path, report_file: str | None, sample_n: i
     """Write a static site: an index of the languages, and each method's code in the languages a
     reader picks, side by side, with each one's verdict, time and what it prints, and the report
     page beside it: from a fresh run, or from --report. The fresh run and the samples run each
-    port as compare does, in the walls --isolation names."""
+    port as compare does, in the walls --isolation names. Exit 1 when a port's manifest is broken
+    (the site still shows it) or a page could not be written."""
     require("harness gallery", "gallery")
     from harness.gallery import INDEX, samples, site
     from harness.report.json import read_report
@@ -55,4 +56,5 @@ def gallery(session: Session, /, out: Path, report_file: str | None, sample_n: i
         written &= write_file(str(out / name), text, f"gallery's {name}")
     if written:
         click.echo(f"wrote {out / INDEX}")
-    return ExitCode.of(written)
+    broken = any(port.manifest_error for port in session.ports)  # shown on the site, and failed, as compare fails it
+    return ExitCode.of(written and not broken)

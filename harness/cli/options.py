@@ -18,9 +18,8 @@ from harness.model import METHODS, Shard
 from harness.port import MOST_DISCS
 from harness.report import WRITERS, writing
 from harness.run import RunOptions
-from harness.runners import DEFAULT_MODE, MODES, Mode
 from harness.runners.postgres import SERVERS
-from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, SCREENS, Backend, Settings
+from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_MODE, DEFAULT_TIMEOUT, MODES, SCREENS, Backend, Mode, Settings
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem

@@ -21,7 +21,8 @@ def smoke(session: Session, /, options: RunOptions) -> int:
     any way but ASCII decimal digits (+3, 3.0, 1e1, 0x3, ...), an unknown method and max_n + 1 are
     refused with a usage message and exit code 2, printing nothing; n = 0 passes; the first moves at
     max_n are the reference's. One line for each probe that fails or is skipped, one for each port.
-    Exit 1 when a probe fails (or, with --strict, is skipped).
+    A broken manifest fails its port's every probe. Exit 1 when a probe fails (or, with --strict,
+    is skipped).
 
     \b
     Examples:

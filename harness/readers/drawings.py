@@ -11,7 +11,7 @@ from harness.errors import Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
 from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import Clock, Towers
-from harness.readers import Output
+from harness.output import Output
 from harness.readers.states import one_move, show
 
 if TYPE_CHECKING:

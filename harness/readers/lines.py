@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording, built
 from harness.model import Move, Piece, Transfer
 from harness.normalise import Clock, disc_named, disc_number, peg_number
+from harness.output import Output
 from harness.patterns import literal
-from harness.readers import Output
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

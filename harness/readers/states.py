@@ -12,8 +12,8 @@ from harness.errors import OutOfTime, Unreadable, Violation
 from harness.expect import STRETCH_BYTES, Pegs, Plan, Wording
 from harness.model import PEGS, Move, Piece, Transfer
 from harness.normalise import MAX_LINE_BYTES, Clock, Towers, disc_number, peg_number
+from harness.output import Output
 from harness.patterns import fixed_around
-from harness.readers import Output
 
 KEPT_TOWERS = 1 << 17
 """The most towers' texts kept read: a few tens of MiB at most, more than n = 20 shows."""

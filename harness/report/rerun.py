@@ -18,9 +18,8 @@ from harness.extras import lacking
 from harness.limits import DEFAULT_LIMITS
 from harness.model import ESCAPED_BYTE, Cell, Outcome, Rerun
 from harness.port import SHOWN_BUILD, Port, fill
-from harness.runners import DEFAULT_MODE
 from harness.runners.walls import walls_class
-from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_TIMEOUT, Settings
+from harness.settings import DEFAULT_MAX_MOVES, DEFAULT_MODE, DEFAULT_TIMEOUT, Settings
 
 PLACEHOLDER_WORD = re.compile(r"(?:[\w@%+=:./-]|\{binary\}|\{build\})+", re.ASCII)
 """A word bash takes as typed, in which a build's places stand as the manifest names them."""

@@ -20,23 +20,27 @@ import io
 import os
 import re
 import socket
+import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import docker
 import docker.errors
+import docker.utils
 import requests
 import requests.exceptions
 import urllib3.exceptions
 import urllib3.response
 
 from harness.errors import ContainerError, ImageBuildFailed, first_line
+from harness.limits import BUILD_BYTES, size
 from harness.model import utf8_safe
 from harness.patience import Patience
-from harness.port import CONTAINERFILE, Requirement, tree_digest
+from harness.port import CONTAINERFILE, Requirement, apparent_bytes, past, tree_digest
 from harness.recipe import recipe_fault
 from harness.runners.base import WAITS
 
@@ -52,6 +56,10 @@ at a time (a big download); a port's own recipe has its ``--build-timeout``."""
 ERROR_LINES = 12
 ENGINE_COLOUR = re.compile("\x1b\\[[0-9;]*m")
 """The colour the engine's builder gives a step's standard error, which a report would quote as escapes."""
+CONTEXT_BLOCK = 1 << 20
+"""How much of a build's packed context is sent at a time, the build's time looked at between them."""
+BUILT_LINE = re.compile("Successfully built ([0-9a-f]+)$")
+"""How the engine's builder names the image it made, where it gives no ``aux`` ID."""
 SLUG_CHARS = 40
 SAFE_NAME = re.compile("[a-z0-9]+(?:[._-][a-z0-9]+)*")
 """A port's name that Docker takes as the last part of an image's name, as it is."""
@@ -135,7 +143,7 @@ class Recipe:
     context: Path | None = None
 
 
-def port_image(  # noqa: PLR0913
+def port_image(
     client: docker.DockerClient, name: str, folder: Path, requires: tuple[Requirement, ...] = (), server: bool = False,
     seconds: float = IMAGE_BUILD_TIMEOUT, memory: int | None = None,
 ) -> str:
@@ -143,12 +151,18 @@ def port_image(  # noqa: PLR0913
     is there already: the base with the Debian packages that provide ``requires`` (and Debian's
     PostgreSQL, for a port that runs in a ``server``), one layer of packages on the one base, which
     every image shares; then the folder's own Containerfile on top, if it has one, within ``seconds``
-    and ``memory``. Cells of one port that ask at once wait for one build."""
+    and ``memory``, its folder (the build's context, packed and sent whole) within BUILD_BYTES. Cells
+    of one port that ask at once wait for one build."""
     own = folder / CONTAINERFILE
     recipe = Recipe(own.read_text(encoding="utf-8", errors="replace"), folder) if own.is_file() else None
     fault = recipe_fault(recipe.text) if recipe else None
     if fault:
         raise ImageBuildFailed(f"building the image of {name} failed: its {CONTAINERFILE} {fault}")
+    if recipe and apparent_bytes(folder, BUILD_BYTES) > BUILD_BYTES:
+        raise ImageBuildFailed(
+            f"building the image of {name} failed: its folder, the build's context, holds more than {size(BUILD_BYTES)}"
+            " (a sparse file counted at its full size), the most one build may be given"
+        )
     packages = packages_containerfile(name, requires, server, own=recipe is not None)
     with _locks_guard:
         lock = _locks.setdefault(folder.resolve(), threading.Lock())
@@ -220,18 +234,23 @@ def packages_containerfile(name: str, requires: tuple[Requirement, ...], server:
 
 
 def _image(client: docker.DockerClient, name: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> str:
-    """The tag of the image ``recipe`` makes on ``base``, built first unless it is there already."""
-    tag = f"{image_name(name)}:{_content_key(client, base, recipe)}"
+    """The tag of the image ``recipe`` makes on ``base``, built first unless it is there already; its
+    ``seconds`` start before its folder is read for the key."""
+    deadline = time.monotonic() + seconds
+    try:
+        tag = f"{image_name(name)}:{_content_key(client, base, recipe, deadline)}"
+    except TimeoutError:
+        raise ImageBuildFailed(f"building the image of {name} ran past its {seconds:g} s (--build-timeout) reading its folder") from None
     try:
         client.images.get(tag)
     except docker.errors.ImageNotFound:
-        _build(name, tag, base, recipe, seconds, memory)
+        _build(name, tag, base, recipe, Budget(seconds, deadline), memory)
     return tag
 
 
-def _content_key(client: docker.DockerClient, base: str, recipe: Recipe) -> str:
+def _content_key(client: docker.DockerClient, base: str, recipe: Recipe, deadline: float) -> str:
     """A digest of the base image's id, the recipe, and every file (names and bytes) in the build's
-    context folder, if it has one."""
+    context folder, if it has one; TimeoutError once ``deadline`` passes."""
     digest = hashlib.sha256()
     try:
         digest.update(client.images.get(base).id.encode())
@@ -239,50 +258,120 @@ def _content_key(client: docker.DockerClient, base: str, recipe: Recipe) -> str:
         digest.update(base.encode())  # pulled by the first build; the tag names it well enough
     digest.update(recipe.text.encode() + b"\0")
     if recipe.context is not None:
-        digest.update(tree_digest(recipe.context).encode())
+        digest.update(tree_digest(recipe.context, deadline).encode())
     return digest.hexdigest()[:16]
 
 
-def _build(name: str, tag: str, base: str, recipe: Recipe, seconds: float, memory: int | None) -> None:  # noqa: PLR0913
+@dataclass(frozen=True)
+class Budget:
+    """A build's time: so many ``seconds``, which end at ``deadline`` on the monotonic clock."""
+
+    seconds: float
+    deadline: float
+
+    def spent(self) -> bool:
+        """Whether the time is up."""
+        return time.monotonic() > self.deadline
+
+
+def _build(name: str, tag: str, base: str, recipe: Recipe, budget: Budget, memory: int | None) -> None:
     """Build one recipe on a connection of its own that may be silent IMAGE_BUILD_SILENCE: the
     harness's own with the network; the port's own in its folder, with no network and within
-    ``memory``. Past ``seconds`` the build is stopped (:class:`Cutoff`) and is the port's build error,
-    as is a build that fails."""
-    if recipe.context is None:
-        source: dict[str, Any] = {"fileobj": io.BytesIO(recipe.text.encode())}
-    else:
-        limits = {"memory": memory, "memswap": memory} if memory else None
-        source = {"path": str(recipe.context.resolve()), "dockerfile": CONTAINERFILE, "network_mode": "none", "container_limits": limits}
+    ``memory``, its context packed and sent within its time. Past the ``budget`` the build is
+    stopped (:class:`Cutoff`) and is the port's build error, as is a build that fails. The image is
+    tagged only once it is built within its time, so that a build past it is never found again."""
     said: list[str] = []
+    made: str | None = None
     builder = docker.from_env(timeout=IMAGE_BUILD_SILENCE)
-    cutoff = Cutoff(builder, seconds)
+    cutoff = Cutoff(builder, max(budget.deadline - time.monotonic(), 0))
     failed = f"building the image of {name} failed"
     try:
-        stream = builder.api.build(
-            **source, tag=tag, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: utf8_safe(name)}, decode=True,
-            use_config_proxy=False,
-        )
-        for entry in stream:
-            line = ENGINE_COLOUR.sub("", entry.get("stream", "")).rstrip()
-            if line.strip():
-                said = [*said[-ERROR_LINES + 1:], line]
-            if "error" in entry:
-                hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
-                raise ImageBuildFailed(f"{failed}: {first_line(entry['error'])}{hint}\n" + "\n".join(said))
-    except docker.errors.APIError as error:
-        raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
-    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as error:
-        if not cutoff.expired:
-            raise ContainerError(f"building the image of {name}: the Docker engine did not answer ({first_line(error)})") from None
-    except OSError as error:  # the folder could not be read for the build's context
-        if not cutoff.expired:
+        try:
+            source = _source(recipe, budget.deadline, memory)
+            stream = builder.api.build(
+                **source, buildargs={"BASE": base}, rm=True, forcerm=True, labels={PORT_LABEL: utf8_safe(name)}, decode=True,
+                use_config_proxy=False,
+            )
+            made = _built_image(stream, said, failed, base)
+        except docker.errors.APIError as error:
             raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as error:
+            if not (cutoff.expired or budget.spent()):
+                raise ContainerError(f"building the image of {name}: the Docker engine did not answer ({first_line(error)})") from None
+        except OSError as error:  # the folder could not be read for the build's context; TimeoutError: packing it took the time
+            if not (cutoff.expired or budget.spent()):
+                raise ImageBuildFailed(f"{failed}: {first_line(error)}") from None
+        finally:
+            cutoff.cancel()
+        if cutoff.expired or budget.spent():
+            if made:
+                with contextlib.suppress(docker.errors.DockerException, requests.exceptions.RequestException):
+                    builder.api.remove_image(made)
+            why = "(--build-timeout)" if recipe.context else "(the harness's package step)"
+            raise ImageBuildFailed(f"building the image of {name} ran past its {budget.seconds:g} s {why}\n" + "\n".join(said))
+        if made is None:
+            raise ImageBuildFailed(f"{failed}: the Docker engine named no image it built\n" + "\n".join(said))
+        repository, _, version = tag.rpartition(":")
+        try:
+            builder.api.tag(made, repository, version)
+        except docker.errors.DockerException as error:
+            raise ImageBuildFailed(f"{failed}: the image it made could not be tagged: {first_line(error)}") from None
     finally:
-        cutoff.cancel()
         builder.close()
-    if cutoff.expired:
-        why = "(--build-timeout)" if recipe.context else "(the harness's package step)"
-        raise ImageBuildFailed(f"building the image of {name} ran past its {seconds:g} s {why}\n" + "\n".join(said))
+
+
+def _source(recipe: Recipe, deadline: float, memory: int | None) -> dict[str, Any]:
+    """What the engine builds from: the harness's recipe alone; or the port's, its folder packed (as
+    the SDK packs it, .dockerignore kept) and sent block by block, TimeoutError once ``deadline`` passes."""
+    if recipe.context is None:
+        return {"fileobj": io.BytesIO(recipe.text.encode())}
+    folder = recipe.context.resolve()
+    ignore = folder / ".dockerignore"
+    lines = [line.strip() for line in ignore.read_text().splitlines()] if ignore.is_file() else []
+    exclude = [line for line in lines if line and not line.startswith("#")] or None
+    into = TimedFile(tempfile.TemporaryFile(buffering=0), deadline)  # noqa: SIM115 - sent() closes it, having read it to its end
+    packed = docker.utils.tar(str(folder), exclude=exclude, dockerfile=(CONTAINERFILE, None), fileobj=into)
+
+    def sent() -> Iterator[bytes]:
+        with packed:
+            while block := packed.read(CONTEXT_BLOCK):
+                past(deadline)
+                yield block
+
+    limits = {"memory": memory, "memswap": memory} if memory else None
+    return {"fileobj": sent(), "custom_context": True, "dockerfile": CONTAINERFILE, "network_mode": "none", "container_limits": limits}
+
+
+class TimedFile(io.BufferedRandom):
+    """The file a build's context is packed into: TimeoutError on a write once ``deadline`` passes."""
+
+    def __init__(self, raw: io.RawIOBase, deadline: float) -> None:
+        super().__init__(raw)
+        self.deadline = deadline
+
+    def write(self, data: Any) -> int:  # Any, as BufferedRandom's
+        """Write ``data``, if the time is not up."""
+        past(self.deadline)
+        return super().write(data)
+
+
+def _built_image(stream: Iterator[dict[str, Any]], said: list[str], failed: str, base: str) -> str | None:
+    """Read a build's stream to its end, keeping its last ERROR_LINES lines in ``said``: the id of
+    the image it made (None if the engine named none), or :class:`ImageBuildFailed` with its error."""
+    made = None
+    for entry in stream:
+        line = ENGINE_COLOUR.sub("", entry.get("stream", "")).rstrip()
+        if line.strip():
+            said[:] = [*said[-ERROR_LINES + 1:], line]
+        if "error" in entry:
+            hint = "; with no registry, build the base first: containers/base.sh" if base == REGISTRY_BASE else ""
+            raise ImageBuildFailed(f"{failed}: {first_line(entry['error'])}{hint}\n" + "\n".join(said))
+        aux = entry.get("aux")
+        if isinstance(aux, dict) and isinstance(aux.get("ID"), str):
+            made = aux["ID"]
+        elif found := BUILT_LINE.match(line):
+            made = made or found.group(1)
+    return made
 
 
 class Cutoff:

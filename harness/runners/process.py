@@ -35,7 +35,7 @@ from harness.environment import masked
 from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
-from harness.readers import Stream
+from harness.output import Stream
 from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20
@@ -97,6 +97,30 @@ def widen_pipe(fd: int) -> None:
     """Ask for PIPE_BYTES of room in a pipe the harness reads (Linux only; elsewhere the default stays)."""
     with contextlib.suppress(OSError, AttributeError):
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
+class Pipes:
+    """Pipes the harness reads, each widened, polled together: each that is ready gives its next block
+    (up to BLOCK_BYTES), and once it has closed an empty one, after which it is polled no more."""
+
+    def __init__(self, *fds: int) -> None:
+        self._poller = select.poll()
+        self.open = len(fds)
+        """How many of them have not closed."""
+        for fd in fds:
+            widen_pipe(fd)
+            self._poller.register(fd, select.POLLIN | select.POLLHUP)
+
+    def ready(self, seconds: float | None = None) -> list[tuple[int, bytes]]:
+        """Each pipe ready within ``seconds`` (None: as long as it takes one to be), with its block."""
+        blocks = []
+        for fd, _ in self._poller.poll(None if seconds is None else 1000 * seconds):
+            block = os.read(fd, BLOCK_BYTES)
+            if not block:
+                self._poller.unregister(fd)
+                self.open -= 1
+            blocks.append((fd, block))
+        return blocks
 
 
 def let_fill(block: bytes) -> None:
@@ -207,12 +231,20 @@ def descendants(pid: int) -> list[int]:
 def namespaced_pid(pid: int) -> int | None:
     """A process's number in its own process namespace (a sandbox's, a container's), as /proc's
     NSpid says; its number here where it has no namespace of its own; None once it is gone."""
+    status = process_details(pid)
+    if status is None:
+        return None
+    numbers = status.get("NSpid", [str(pid)])
+    return int(numbers[-1]) if numbers and numbers[-1].isdigit() else None
+
+
+def process_details(pid: int) -> dict[str, list[str]] | None:
+    """/proc/PID/status: each line's words after its name (``NSpid``, ``VmHWM``), by name; None once the process is gone."""
     try:
         status = Path(f"/proc/{pid}/status").read_text(errors="replace")
     except OSError:
         return None
-    numbers = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
-    return int(numbers[-1]) if numbers and numbers[-1].isdigit() else None
+    return {name: rest.split() for name, _, rest in (line.partition(":") for line in status.splitlines())}
 
 
 def kill_group(pid: int) -> None:
@@ -485,10 +517,7 @@ class PortProcess(Runner):
     def output(self) -> Iterator[bytes]:
         """The port's stdout in blocks as it prints them, until it closes, until the port has exited
         and its stragglers are gone, or until the deadline."""
-        fd = self._output.fileno()
-        widen_pipe(fd)
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP)
+        pipe = Pipes(self._output.fileno())
         checked = 0.0
         while not self.stopped:
             now = time.monotonic()
@@ -502,14 +531,15 @@ class PortProcess(Runner):
                     self._halt()
             if self._exit_seen is not None and now - self._exit_seen > EXIT_GRACE_SECONDS:
                 return
-            if poller.poll(1000 * min(POLL_SECONDS, self.deadline - now)):
-                block = os.read(fd, BLOCK_BYTES)
-                if not block:
-                    return
-                yield block
-                let_fill(block)
-            else:
+            ready = pipe.ready(min(POLL_SECONDS, self.deadline - now))
+            if not ready:
                 checked = 0.0  # quiet: has the port exited, leaving something that holds the pipe?
+                continue
+            block = ready[0][1]
+            if not block:
+                return
+            yield block
+            let_fill(block)
 
     def finish(self) -> Finish:
         """How the port ended, once its own process has exited (or has been killed at the deadline)."""

@@ -25,12 +25,11 @@ from typing import ClassVar
 from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
+from harness.output import Stream
 from harness.port import Port, Requirement
-from harness.readers import Stream
-from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.process import Processes
-from harness.settings import DEFAULT_TIMEOUT, Backend
+from harness.settings import DEFAULT_TIMEOUT, Backend, Mode
 
 
 def platform_problem() -> str | None:
@@ -76,6 +75,9 @@ class Job:
     stream: Stream = "stdout"
     """Which of its streams the runner's output gives: standard output (the other kept as the
     evidence of how it ended), standard error, or both as one pipe, in the order written."""
+    file_bytes: int | None = None
+    """The largest file it may write (the kernel's RLIMIT_FSIZE, which fails a write past it): a
+    build's, so that no one file of it outgrows the bound on its cache entry between two measures."""
 
 
 class Walls(ABC):
@@ -190,6 +192,12 @@ def run_as(user: str | None, argv: list[str]) -> list[str]:
     entry = pwd.getpwuid(uid)
     drop = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", *drop, "--", *argv]
+
+
+def file_bounded(argv: list[str], most: int | None) -> list[str]:
+    """The command with no file it writes larger than ``most`` bytes (prlimit sets RLIMIT_FSIZE,
+    which everything it starts inherits); the very same list where ``most`` is None."""
+    return argv if most is None else ["prlimit", f"--fsize={most}", "--", *argv]
 
 
 TREE_DEPTH = 64

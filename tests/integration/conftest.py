@@ -23,11 +23,10 @@ from harness.gate import Gate
 from harness.limits import Limits
 from harness.model import METHODS
 from harness.port import Port
-from harness.runners import MODES
 from harness.runners.modes.container import RUN_LABEL
 from harness.runners.modes.sandbox import sandbox_problem
 from harness.runners.walls import open_walls, walls_class
-from harness.settings import Settings
+from harness.settings import MODES, Settings
 
 PORTS = project_ports()
 """The project's ports by name, which the tier's tests are parametrized over."""
@@ -100,7 +99,7 @@ def run_tmpdir() -> Iterator[Path]:
 
 @pytest.fixture(params=MODES)
 def mode(request):
-    """Each mode the harness has (harness.runners.MODES), for a test that must hold in every one: a
+    """Each mode the harness has (harness.settings.MODES), for a test that must hold in every one: a
     new mode is tested by default."""
     return usable(request, request.param)
 

@@ -105,6 +105,21 @@ def test_a_build_that_writes_past_its_bound_is_its_cells_error_and_leaves_nothin
     assert cells["modest"]["outcome"] == "pass", cells["modest"]
 
 
+def test_no_file_a_build_writes_outgrows_the_bound_between_two_measures(tmp_path, mode, run_tmpdir, monkeypatch):
+    """Under a bound of 4 MiB, a build that takes 8 MiB at once (fallocate, faster than any
+    measure) is refused the file by the kernel, whose RLIMIT_FSIZE the build's commands run
+    under: the disk is never taken, and the build fails in its own words."""
+    monkeypatch.setattr("harness.build.BUILD_BYTES", 4 << 20, raising=False)
+    monkeypatch.setattr("harness.gate.BUILD_BYTES", 4 << 20, raising=False)
+    root = tmp_path / "ports"
+    scripted_port(root, "grabbing", 'fallocate -l 8M big || { echo "refused the whole file" >&2; exit 3; }; cp hanoi.sh "$0"')
+    cells = run_cells(tmp_path, root, mode, run_tmpdir)
+    assert (cells["grabbing"]["outcome"], cells["grabbing"]["reason"]) == ("error", "build"), cells["grabbing"]
+    assert cells["grabbing"]["detail"].startswith("the build failed with exit code 3"), cells["grabbing"]
+    assert cells["grabbing"]["detail"].splitlines()[-1] == "refused the whole file", cells["grabbing"]
+    assert list((tmp_path / "cache" / "builds" / "grabbing").glob("*/")) == []
+
+
 def test_a_build_that_nests_folders_past_any_recursion_is_its_cells_error_and_leaves_nothing(tmp_path, mode, run_tmpdir):
     """A build that makes a tree 1,100 folders deep, a setuid file and a file with capabilities at
     its bottom: a walk by recursion (os.walk, rglob, rmtree) would run out on it, lose the run's

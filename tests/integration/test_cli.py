@@ -152,6 +152,7 @@ def _hanging(pids: list[int]) -> list[int]:
     (signal.SIGINT, 130, "harness: interrupted"),
     (signal.SIGTERM, 143, "harness: stopped by SIGTERM"),
     (signal.SIGHUP, 129, "harness: stopped by SIGHUP"),
+    (signal.SIGQUIT, 131, "harness: stopped by SIGQUIT"),
 ])
 def test_a_signal_stops_the_run_and_every_port(tmp_path, sent, code, said, run_tmpdir):
     root = suite(tmp_path, "hang", real=())

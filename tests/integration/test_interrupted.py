@@ -24,7 +24,7 @@ from integration.conftest import harness_process
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGQUIT], ids=["SIGTERM", "SIGINT", "SIGQUIT"])
 def test_a_stopped_run_writes_every_report_of_the_cells_that_finished(tmp_path, run_tmpdir, stop):
     root = suite(tmp_path, "hang", real=("python",))
     files = {form: tmp_path / f"report.{form}" for form in ("json", "xml", "md")}

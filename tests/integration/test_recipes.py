@@ -144,6 +144,36 @@ def test_a_containerfile_that_runs_past_the_build_timeout_is_a_build_error_and_l
 
 
 @pytest.mark.docker
+def test_an_image_whose_context_takes_past_the_build_timeout_is_never_tagged(tmp_path, docker_engine, run_tmpdir):
+    """A port's folder of almost 1 GiB (a sparse file, within the bound on a context) under
+    --build-timeout 1: packing and sending it takes the build's time, so the build is its error,
+    and no image of the port is tagged, which a later run would find and take for built in time."""
+    root = tmp_path / "ports"
+    recipe_port(root, "packed", "")
+    (root / "packed" / "fresh").write_text(uuid.uuid4().hex)  # an image of its own, never one an earlier run left
+    with (root / "packed" / "blob").open("wb") as blob:
+        blob.truncate(1000 << 20)
+    client = docker.from_env()
+    try:
+        before = {tag for image in client.images.list(name="hanoi-polyglot/packed") for tag in image.tags}
+        started = time.monotonic()
+        done, report = compare_json(
+            tmp_path, "--n", "0", "--method", "recursive", "--isolation", "container", "--timeout", str(BUILD_SECONDS), "--build-timeout", "1",
+            root=root, tmpdir=run_tmpdir,
+        )
+        took = time.monotonic() - started
+        after = {tag for image in client.images.list(name="hanoi-polyglot/packed") for tag in image.tags}
+    finally:
+        client.close()
+    [cell] = report["cells"]
+    assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
+    assert cell["detail"].startswith("building the image of packed ran past its 1 s (--build-timeout)"), cell["detail"]
+    assert after == before, f"tagged after its time: {sorted(after - before)}"
+    assert took < 1 + GRACE_SECONDS, f"the run took {took:.0f} s"
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.docker
 def test_a_containerfile_is_built_on_the_packages_its_manifest_names(tmp_path, docker_engine, run_tmpdir):
     """Tcl is not on the base, and the recipe, with no network, cannot fetch it: the harness's own
     step installs the package the manifest names beneath it, and the recipe's step uses it."""

@@ -1,6 +1,6 @@
 """The three things contributors add most, each one new module and one line in its registry, with no
 other change to the harness: a report format (``harness.report.WRITERS``), a mode of isolation
-(``harness.runners.MODES``, its module in ``harness.runners.modes``) and a way of reading output
+(``harness.settings.MODES``, its module in ``harness.runners.modes``) and a way of reading output
 (``harness.readers.READERS``). Each throwaway addition below is one file, and the one line that
 registers it is in the ``sitecustomize`` the harness's Python runs first; the harness then offers it
 as it offers its own: an option, an ``--isolation`` choice, an ``[output] format``."""
@@ -101,8 +101,8 @@ def test_a_new_writer_is_one_module_and_one_line_and_gets_its_option(tmp_path):
 def test_a_new_mode_is_one_module_and_one_line_and_runs_every_cell_through_its_walls(tmp_path):
     env = added(
         tmp_path, "modes/traced.py", MODE,
-        "import harness.runners as r, harness.runners.modes as m; m.__path__.append(__import__('os').path.dirname(__file__) + '/modes');"
-        " r.MODES = (*r.MODES, 'traced')",
+        "import harness.settings as s, harness.runners.modes as m; m.__path__.append(__import__('os').path.dirname(__file__) + '/modes');"
+        " s.MODES = (*s.MODES, 'traced')",
     )
     trace = tmp_path / "trace"
     env["TRACE_FILE"] = str(trace)

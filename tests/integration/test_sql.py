@@ -23,8 +23,8 @@ from harness.errors import Unavailable
 from harness.evaluate import evaluate
 from harness.gate import Gate
 from harness.model import CLASSIC, METHODS, Finish, Outcome
+from harness.output import Output
 from harness.port import Port, Program, Query
-from harness.readers import Output
 from harness.runners.postgres.query import psql_command
 from harness.settings import Settings
 from integration.conftest import PORTS, compare_json, harness, harness_process, offered, port_containers, reference_digest

@@ -20,10 +20,9 @@ import pytest
 
 from conftest import ROOT, postgres_servers, run_folder
 from harness.gate import Gate
-from harness.runners import MODES
 from harness.runners.process import OWNER_FILE, PID_SPACE, SERVER_FILE, SERVER_FOLDER_PREFIX, identity
 from harness.runners.sweep import sweep_servers
-from harness.settings import Settings
+from harness.settings import MODES, Settings
 from integration.conftest import PORTS, compare_json, reference_digest, usable
 
 SQL_PORTS = ROOT / "tests" / "sql_ports"

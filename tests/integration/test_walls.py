@@ -30,7 +30,7 @@ from harness.environment import Secrets, port_environment
 from harness.errors import ContainerError
 from harness.limits import Limits
 from harness.patience import MOST_STRETCH
-from harness.runners.modes.container import PortContainers
+from harness.runners.modes.container import PortContainer, PortContainers
 from harness.runners.process import HARNESS, PID_SPACE, alive
 from integration.conftest import compare_json, harness, harness_process, needs_bubblewrap, port_containers, serve_each
 
@@ -185,6 +185,43 @@ def test_a_failed_image_is_made_once_a_run(tmp_path, monkeypatch):
         with pytest.raises(ContainerError, match="Unable to locate package"):
             containers.image(port)
     assert len(made) == 1
+
+
+def test_killing_what_a_cell_left_waits_no_longer_than_the_engine_may_take(monkeypatch):
+    """The kill of what a cell left runs as an exec in its container: one whose output stream the
+    engine never ends (a frozen engine, which the SDK's reading of an attached exec would wait on
+    for ever) holds the cell no longer than a call into the engine may take."""
+    started, forever = [], threading.Event()
+
+    class Api:
+        def exec_create(self, container, argv, **kwargs):
+            return {"Id": "killer"}
+
+        def exec_start(self, exec_id, detach=False, **kwargs):
+            started.append(exec_id)
+            if not detach:
+                forever.wait()  # the attached stream, read with no time limit
+            return b""
+
+        def exec_inspect(self, exec_id):
+            return {"ExitCode": None, "Running": True}  # the engine never says it ended
+
+    class Engine:
+        timeout = 1.0
+        client = type("Client", (), {"api": Api()})()
+
+        def call(self, what, function, *args, **kwargs):
+            return function(*args, **kwargs)
+
+    container = PortContainer.__new__(PortContainer)
+    container.engine, container.name, container.user, container.group = Engine(), "ballast", "65534:65534", None
+    container.container = type("Container", (), {"id": "cell"})()
+    killing = threading.Thread(target=container.kill_cell, daemon=True)
+    killing.start()
+    killing.join(Engine.timeout + 5)
+    forever.set()
+    assert started == ["killer"]
+    assert not killing.is_alive(), "the kill waited on the engine's stream"
 
 
 @pytest.mark.docker

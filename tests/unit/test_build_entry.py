@@ -37,11 +37,14 @@ class Done(Runner):
         pass
 
 
-def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: Callable[[Path], None]) -> Path:
-    """The cache entry of a port whose build is ``step``, run in its build folder; BuildFailed if the harness refuses it."""
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: Callable[[Path], None], sparse: int = 0) -> Path:
+    """The cache entry of a port whose build is ``step``, run in its build folder, and whose folder
+    holds a sparse file of ``sparse`` bytes; BuildFailed if the harness refuses it."""
     monkeypatch.setenv("HANOI_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "port"
     folder.mkdir()
+    with (folder / "sparse").open("wb") as blob:
+        blob.truncate(sparse)
     (folder / "language.toml").write_text(textwrap.dedent("""\
         methods = ["recursive"]
         build = ["make", "{binary}"]
@@ -110,6 +113,17 @@ def test_a_build_past_its_bound_is_its_error_and_leaves_nothing(tmp_path, monkey
 
     with pytest.raises(BuildFailed, match=r"^the build wrote more than 1 MiB to the cache, the most one build may keep: make \{binary\}$"):
         built(tmp_path, monkeypatch, flooding)
+    assert list((tmp_path / "cache" / "builds" / "port").glob("*/")) == []
+
+
+def test_a_port_folder_whose_copy_would_pass_the_bound_is_never_copied(tmp_path, monkeypatch):
+    """A sparse file takes no room in the port's folder but all of its size in the copy: counted at
+    that size before copying, the copy is refused and the build never starts."""
+    monkeypatch.setattr(build, "BUILD_BYTES", 1 << 20)
+    steps: list[Path] = []
+    with pytest.raises(BuildFailed, match=r"^the port's folder holds more than 1 MiB \(a sparse file counted at its full size\)"):
+        built(tmp_path, monkeypatch, steps.append, sparse=8 << 20)
+    assert steps == []
     assert list((tmp_path / "cache" / "builds" / "port").glob("*/")) == []
 
 

@@ -17,10 +17,9 @@ from harness.cli.options import settings_from
 from harness.limits import Limits
 from harness.model import Cell, Outcome
 from harness.report.rerun import rerun
-from harness.runners import DEFAULT_MODE, MODES
 from harness.runners.postgres import SERVERS
 from harness.runners.walls import open_walls, walls_class
-from harness.settings import BACKENDS, Settings
+from harness.settings import BACKENDS, DEFAULT_MODE, MODES, Settings
 
 
 def test_the_harnesss_modes_say_their_own_backend_and_whether_they_start_containers():

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, harness_here, project_ports, suite
-from harness.runners import MODES
-from harness.settings import BACKENDS
+from harness.settings import BACKENDS, MODES
 
 
 @pytest.mark.parametrize(

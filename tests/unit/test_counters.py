@@ -4,7 +4,7 @@ tell (a board of several lines a move, a line that holds several)."""
 
 from __future__ import annotations
 
-from harness.readers import Output
+from harness.output import Output
 from harness.readers.drawings import DrawingCounter
 from harness.readers.drawings import counter as drawings_counter
 from harness.readers.lines import LineCounter

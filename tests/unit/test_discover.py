@@ -148,6 +148,27 @@ def test_a_manifest_not_in_utf8_is_that_ports_problem(tmp_path):
     assert port.manifest_error is not None and "language.toml:4: not UTF-8 text: byte 0xe9 at offset" in port.manifest_error
 
 
+@pytest.mark.parametrize(("name", "shown", "held"), [
+    ("zz\n\nAll pass", "zz\\n\\nAll pass", "'\\n'"), ("a\tb", "a\\tb", "'\\t'"),
+    ("a\x1b[2Jb", "a\\x1b[2Jb", "'\\x1b'"), ("rtl\u202e", "rtl\\u202e", "'\\u202e'"),
+])
+def test_a_folder_named_with_a_line_break_or_a_control_is_that_ports_problem_written_out(tmp_path, name, shown, held):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "language.toml").write_text(GOOD)
+    port = load_port(folder / "language.toml")
+    assert port.name == shown and port.manifest_error is not None, port
+    assert port.manifest_error.startswith(f"{tmp_path / shown / 'language.toml'}: the folder's name holds {held}"), port.manifest_error
+    assert port.manifest_error.isprintable(), port.manifest_error
+
+
+def test_a_folder_named_in_bytes_that_are_not_utf8_is_a_sound_port(tmp_path):
+    folder = tmp_path / os.fsdecode(b"undecodable-\xff")
+    folder.mkdir()
+    (folder / "language.toml").write_text(GOOD)
+    assert load_port(folder / "language.toml").manifest_error is None
+
+
 def test_a_manifest_over_a_mebibyte_is_that_ports_problem_before_it_is_read(tmp_path):
     port = port_from(tmp_path, GOOD + "# " + "x" * (1 << 20) + "\n")
     assert port.manifest_error is not None and port.manifest_error.endswith("language.toml: larger than 1024 KiB, the most a manifest may be")

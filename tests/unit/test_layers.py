@@ -10,10 +10,10 @@ from pathlib import Path
 import harness
 
 LAYERS = [
-    ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "runners", "readers"}),
+    ("vocabulary", {"__init__", "model", "patterns", "limits", "patience", "environment", "output", "readers"}),
     ("errors and settings", {"errors", "settings", "extras"}),
     ("the port, and discovering ports", {"regions", "port", "discover", "recipe"}),
-    ("run: one runner's life, processes, images", {"runners.base", "runners.process", "runners.sweep", "runners.images"}),
+    ("run: one runner's life, processes, images", {"runners", "runners.base", "runners.process", "runners.sweep", "runners.images"}),
     ("run: what every mode does", {"runners.walls"}),
     ("run: the modes", {"runners.modes", "runners.modes.*"}),
     ("run: builds", {"build"}),

@@ -8,7 +8,8 @@ import pytest
 from harness.discover import load_port
 from harness.errors import Unreadable, Violation
 from harness.model import METHODS, Move
-from harness.readers import READERS, Output
+from harness.output import Output
+from harness.readers import READERS
 from harness.readers.states import DiscNames, _tower
 from harness.verify import Board
 

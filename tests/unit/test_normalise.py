@@ -16,7 +16,7 @@ from harness.discover import load_port
 from harness.errors import Unreadable, Violation
 from harness.model import CLASSIC, CYCLIC, Move
 from harness.normalise import MAX_LINE_BYTES, OutputStream
-from harness.readers import Output
+from harness.output import Output
 from harness.readers.drawings import DrawingReader
 from harness.readers.lines import LineReader
 from harness.readers.states import StateReader

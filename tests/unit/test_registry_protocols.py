@@ -38,7 +38,7 @@ def test_every_writer_module_holds_its_protocol(name):
 
 @pytest.mark.parametrize("name", list(READERS))
 def test_every_reader_module_holds_its_protocol(name):
-    module = reader_module(READERS[name])
+    module = reader_module(READERS[name].load())
     held_to(module, ReaderModule)  # type: ignore[arg-type]
 
 
@@ -62,4 +62,4 @@ def test_a_writer_module_without_its_function_is_refused_naming_it(bare_module):
 def test_a_reader_module_without_its_functions_is_refused_naming_them(bare_module):
     reading = Reading("bare", bare_module, "BareReader", (), (), patterns=False)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"bare_form lacks wording\(output, plan\) or counter\(output\)"):
-        reader_module(reading)
+        reader_module(reading.load())

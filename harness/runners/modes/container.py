@@ -19,19 +19,19 @@ from typing import Any, ClassVar
 
 import docker
 import docker.errors
+import docker.types
 
 from harness.environment import port_environment
 from harness.errors import ContainerError, first_line
 from harness.limits import CellGroup, Limits
 from harness.model import Finish, Usage
+from harness.output import Stream
 from harness.port import Port
-from harness.readers import Stream
-from harness.runners import Mode
 from harness.runners.base import Runner
 from harness.runners.images import PORT_LABEL, Engine, engine, port_image
 from harness.runners.process import EXIT_GRACE_SECONDS, HARNESS, KEPT, POLL_SECONDS, StderrKeeper, alive, ended
 from harness.runners.walls import Job, Walls, hand_over
-from harness.settings import DEFAULT_TIMEOUT, Backend
+from harness.settings import DEFAULT_TIMEOUT, Backend, Mode
 
 NOBODY = 65534
 CELL_USER = f"{NOBODY}:{NOBODY}"
@@ -85,7 +85,7 @@ def sweep_containers() -> int:
                     removed += 1
                 except docker.errors.DockerException:  # gone already, or being removed by another run
                     pass
-    except Exception:  # noqa: BLE001 - the SDK's errors and requests' share no base: no sweep this time
+    except Exception:  # the SDK's errors and requests' share no base: no sweep this time
         pass
     finally:
         client.close()
@@ -117,7 +117,7 @@ class ContainerWalls(Walls):
         if user == CELL_USER:
             for folder in job.writes:
                 hand_over(folder, NOBODY, NOBODY)
-        container = self.containers.start(job.port, dict(shared), user=user)
+        container = self.containers.start(job.port, dict(shared), user=user, file_bytes=job.file_bytes)
         workdir = Path(PORT_MOUNT)
         for folder, _ in shared:
             if job.folder.is_relative_to(folder):
@@ -190,14 +190,15 @@ class PortContainers:
             raise made
         return made
 
-    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER) -> PortContainer:
+    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER, file_bytes: int | None = None) -> PortContainer:
         """A fresh container of the port's image, for one cell or one build command, with ``mounts``
-        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it)."""
+        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it), and no
+        file written in it past ``file_bytes``, where given."""
         image = self.image(port)
         with self._lock:
             if self._closing:
                 raise ContainerError("the run is closing: no container starts now")
-        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user)
+        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user, file_bytes)
         with self._lock:
             self._running.add(container)
             closing = self._closing
@@ -232,8 +233,11 @@ class PortContainers:
 class PortContainer:
     """One started container of a port's image, for one cell or one build command."""
 
-    def __init__(self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str) -> None:
+    def __init__(
+        self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str, file_bytes: int | None = None,
+    ) -> None:
         self.engine, self.name, self.user = engine, port.name, user
+        ulimits = [docker.types.Ulimit(name="fsize", soft=file_bytes, hard=file_bytes)] if file_bytes else None
         volumes = {str(port.folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}
         for path, place in mounts.items():
             inside, _, mode = place.rpartition(":")
@@ -244,7 +248,7 @@ class PortContainer:
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}"}, volumes=volumes, working_dir=PORT_MOUNT,
                 mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name),
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name), ulimits=ulimits,
             )
             engine.call(f"starting a container of {port.name}", self.container.reload)
         except docker.errors.DockerException as error:
@@ -269,13 +273,17 @@ class PortContainer:
 
     def kill_cell(self) -> None:
         """Kill every process the cell left in the container: all of its user's (the idle process is
-        root's). The container stays, so that its control group can still tell what the cell used."""
+        root's), waiting for the kill no longer than one call into the engine may take. The container
+        stays, so that its control group can still tell what the cell used."""
         if self.group and len(self.group.pids()) <= len(IDLE_PROCESSES):
             return  # nothing left: no exec needed
         api, what = self.engine.client.api, f"stopping a program in a container of {self.name}"
         with contextlib.suppress(docker.errors.DockerException, ContainerError):  # the container is gone, and the cell with it; or the engine is silent
             killer = self.engine.call(what, api.exec_create, self.container.id, ["sh", "-c", "kill -KILL -1"], user=self.user)
-            self.engine.call(what, api.exec_start, killer["Id"])
+            self.engine.call(what, api.exec_start, killer["Id"], detach=True)  # attached, the SDK would read its stream with no time limit
+            until = time.monotonic() + self.engine.timeout
+            while self.engine.call(what, api.exec_inspect, killer["Id"])["ExitCode"] is None and time.monotonic() < until:
+                time.sleep(POLL_SECONDS / 4)
 
     def gone(self, patience: float = 0.0) -> bool:
         """Whether the container no longer runs, asked for up to ``patience`` seconds (the engine
@@ -347,7 +355,7 @@ class ContainerCell(Runner):
                 elif out:
                     self._hand_on(out)
                 first = first and not out
-        except Exception:  # noqa: BLE001 - the container was removed under the stream: the cell is over
+        except Exception:  # the container was removed under the stream: the cell is over
             pass
         finally:
             self._hand_on(None)

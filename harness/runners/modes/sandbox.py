@@ -27,9 +27,9 @@ from typing import ClassVar
 from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
-from harness.runners import Mode
 from harness.runners.process import Launch, PortProcess
-from harness.runners.walls import Job, Walls, becomes, hand_over, run_as
+from harness.runners.walls import Job, Walls, becomes, file_bounded, hand_over, run_as
+from harness.settings import Mode
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The system's programs and libraries: folders shown read-only, or links into /usr made again as links."""
@@ -85,7 +85,7 @@ class SandboxWalls(Walls):
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
         with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
             launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
-            return PortProcess(argv, job.folder, job.seconds, launch, self.processes)
+            return PortProcess(file_bounded(argv, job.file_bytes), job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SandboxWalls
@@ -111,7 +111,7 @@ def sandbox_problem() -> str | None:
 
 
 @contextmanager
-def walled(  # noqa: PLR0913
+def walled(
     argv: list[str], folder: Path, user: str | None, readable: Sequence[Path] = (), writable: Sequence[Path] = (), size: int | None = None,
 ) -> Iterator[tuple[list[str], tuple[int, ...]]]:
     """``argv`` in a sandbox (:func:`sandboxed`), run as ``user`` where the harness is root (else as
@@ -217,7 +217,7 @@ def system_view() -> list[str]:
     return view
 
 
-def sandboxed(  # noqa: PLR0913
+def sandboxed(
     argv: list[str], folder: Path, readable: list[Path], writable: Sequence[Path] = (), own_users: bool = True, size: int | None = None,
     files: Sequence[str] = (),
 ) -> list[str]:

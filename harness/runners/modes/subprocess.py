@@ -10,9 +10,9 @@ import os
 from typing import ClassVar
 
 from harness.environment import port_environment
-from harness.runners import Mode
 from harness.runners.process import Launch, PortProcess
-from harness.runners.walls import Job, Walls, becomes, run_as
+from harness.runners.walls import Job, Walls, becomes, file_bounded, run_as
+from harness.settings import Mode
 
 
 class SubprocessWalls(Walls):
@@ -25,7 +25,7 @@ class SubprocessWalls(Walls):
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = None if job.inherits else port_environment(job.names, home=str(job.folder), tmpdir=tmpdir)
         launch = Launch(job.stdin, self.limits, environment, own_pids=True, owner=becomes(job.user), stream=job.stream)
-        return PortProcess(run_as(job.user, job.argv), job.folder, job.seconds, launch, self.processes)
+        return PortProcess(run_as(job.user, file_bounded(job.argv, job.file_bytes)), job.folder, job.seconds, launch, self.processes)
 
 
 WALLS = SubprocessWalls

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import select
 import subprocess
 import threading
 import time
@@ -34,7 +33,7 @@ from harness.model import Finish, Usage
 from harness.port import Query
 from harness.runners.base import WAITS, Runner
 from harness.runners.postgres.connection import connect_seconds, psql_executable
-from harness.runners.process import BLOCK_BYTES, POLL_SECONDS, describe_exit, let_fill, process_status, widen_pipe
+from harness.runners.process import POLL_SECONDS, Pipes, describe_exit, let_fill, process_details, process_status
 
 CANCEL_GRACE = 2.0
 """Seconds a server has, once asked to cancel a query (and again, once asked to end its process), to end it."""
@@ -215,12 +214,9 @@ class _ServerProcess:
         cpu = self._cpu()
         if cpu is None or self._cpu_before is None:
             return Usage()
-        try:
-            status = Path(f"/proc/{self.pid}/status").read_text(errors="replace")
-        except OSError:
-            return Usage(cpu - self._cpu_before)
-        peak_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
-        return Usage(cpu - self._cpu_before, peak_kb * 1024 if peak_kb else None)
+        assert self.pid is not None  # a process with a CPU time
+        peak = (process_details(self.pid) or {}).get("VmHWM", [])  # in kB, where the process is still there
+        return Usage(cpu - self._cpu_before, int(peak[0]) * 1024 if peak and peak[0] != "0" else None)
 
 
 class QueryStream(Runner):
@@ -282,31 +278,24 @@ class QueryStream(Runner):
 
     def _read(self) -> Iterator[bytes]:
         assert self._psql.stdout is not None and self._psql.stderr is not None
-        rows, messages = self._psql.stdout.fileno(), self._psql.stderr.fileno()
-        widen_pipe(rows)
-        widen_pipe(messages)
-        poller = select.poll()
-        poller.register(rows, select.POLLIN)
-        poller.register(messages, select.POLLIN)
-        still_open = 2
-        while still_open and not self.stopped:
+        messages = self._psql.stderr.fileno()
+        pipes = Pipes(self._psql.stdout.fileno(), messages)
+        while pipes.open and not self.stopped:
             self._waiting = time.monotonic()
             with WAITS.on(self._database.server):
-                ready = poller.poll()
+                ready = pipes.ready()
             self._waiting = None
-            for fd, _ in ready:
-                block = os.read(fd, BLOCK_BYTES)
+            for fd, block in ready:
                 if not block:
-                    poller.unregister(fd)
-                    still_open -= 1
-                elif fd == messages:
+                    continue
+                if fd == messages:
                     if said := self._says.hear(block):
                         yield said
                         let_fill(block)
                 elif not self._says.notices:
                     yield block.replace(b"\t", b" ")
                     let_fill(block)
-        if not still_open:
+        if not pipes.open:
             if said := self._says.hear(b"\n"):
                 yield said
             self._heard_all = True

@@ -229,7 +229,7 @@ class Embedded:
                 if not isinstance(runner, PortProcess):
                     runner.close()
                     raise Unavailable(f"{self.label} runs on this machine, which --isolation {self._walls.mode} does not")
-            except BaseException as error:  # noqa: BLE001 - the caller raises it
+            except BaseException as error:  # the caller raises it
                 made.put(error)
                 return
             made.put(runner)
