@@ -149,6 +149,8 @@ def test_a_containerfile_the_engine_would_build_past_the_walls_is_named_with_its
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout == f"{root / 'fetching' / 'Containerfile'}:3: ADD fetches what a URL names, past the build's walls: use COPY\n", done.stdout
     assert done.stderr == "1 of 2 manifests sound, 1 broken\n", done.stderr
+
+
 SOUND = """\
 summary = "a port"
 methods = ["recursive"]
