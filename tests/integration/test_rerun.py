@@ -23,8 +23,11 @@ from harness.report.json import from_json, to_json
 from harness.report.rerun import rerun
 from harness.settings import Settings
 
-HOSTILE = "it's $(touch pwned) \"x\" `touch pwned` <b>\nnext"
-"""A port's name that a shell would run, a Markdown reader or a page would take for markup, and a terminal would split."""
+HOSTILE = "it's $(touch pwned) \"x\" `touch pwned` <b>\udcffnext"
+"""A port's name that a shell would run, a Markdown reader or a page would take for markup, holding a
+byte that is not UTF-8 (a line break in a folder's name is the port's manifest error, never a cell).
+A report shows that byte written out; the rerun line gives it back as the byte."""
+SHOWN = HOSTILE.replace("\udcff", "\\xff")
 
 
 def bash(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -47,7 +50,7 @@ def test_a_failing_cell_carries_its_rerun_line_in_every_report_and_the_line_repr
     assert all(cell["rerun"] is None for cell in cells.values() if cell["outcome"] == "pass")
     assert "run python" not in done.stdout  # a passing cell has no rerun line
     failing = {cell_id: cell for cell_id, cell in cells.items() if cell["outcome"] != "pass"}
-    assert {cell["port"] for cell in failing.values()} == {"illegal", "crash", HOSTILE}
+    assert {cell["port"] for cell in failing.values()} == {"illegal", "crash", SHOWN}
     for cell in failing.values():
         fault = "crash" if cell["port"] == "crash" else "illegal"  # the hostile name is a link to the illegal port
         assert cell["rerun"]["program"] == f"python3 ../fake.py {fault} {cell['method']} 3"
@@ -55,21 +58,21 @@ def test_a_failing_cell_carries_its_rerun_line_in_every_report_and_the_line_repr
     problems = done.stdout.split("\nProblems\n")[1].split("\n\n")[0]
     markdown, page = files["md"].read_text(), files["html"].read_text()
     junit = {(case.classname, case.name): case for suite_ in JUnitXml.fromfile(str(files["xml"])) for case in suite_}
-    for port in ("illegal", "crash", HOSTILE):
+    for port in ("illegal", "crash", SHOWN):
         first = failing[f"{port}/binary/3"]["rerun"]
         assert f"    rerun: {first['command']}\n    program: {first['program']}" in problems
         assert f"    - rerun: `` {first['command']} ``" in markdown if "`" in first["command"] else f"    - rerun: ` {first['command']} `" in markdown
-        assert html.escape(first["command"], quote=True) in page
+        assert first["command"] in html.unescape(page)  # written as the page escapes it: "<b>" never appears below
         for method in ("binary", "recursive"):
             [result] = junit[(port, f"{method}/3")].result
             assert f"rerun: {failing[f'{port}/{method}/3']['rerun']['command']}\n" in result.text
     listed = markdown.split("#### Problems")[1].split("####")[0]  # the name as text, the command as code
-    assert "<b>" not in listed.replace(f"`` {failing[f'{HOSTILE}/binary/3']['rerun']['command']} ``", "") and "&lt;b&gt;" in listed
+    assert "<b>" not in listed.replace(f"`` {failing[f'{SHOWN}/binary/3']['rerun']['command']} ``", "") and "&lt;b&gt;" in listed
     assert "<b>" not in page.split('<script type="application/json"')[0]
 
-    hostile = failing[f"{HOSTILE}/recursive/3"]["rerun"]["command"]
+    hostile = failing[f"{SHOWN}/recursive/3"]["rerun"]["command"]
     assert "\n" not in hostile and hostile.isprintable()
-    assert "run $'it\\'s $(touch pwned) \"x\" `touch pwned` <b>\\x0anext' recursive -n 3 --raw --timeout 30" in hostile
+    assert "run $'it\\'s $(touch pwned) \"x\" `touch pwned` <b>\\xffnext' recursive -n 3 --raw --timeout 30" in hostile
     for cell in failing.values():
         again = bash(cell["rerun"]["command"], tmp_path)
         assert again.returncode == 1, (cell["id"], again.stderr)
