@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import json
 import os
 import select
 import signal
@@ -36,6 +37,7 @@ from harness.errors import Interrupted, StartFailed
 from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
 from harness.model import Finish, Usage
 from harness.output import Stream
+from harness.patience import Patience
 from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20
@@ -61,6 +63,12 @@ EMPTY_STDERR = "stderr was empty"
 CELL_MARKER = "HANOI_HARNESS_CELL"
 """The environment variable every process of a port's tree inherits: ``<harness identity>:<cell id>``."""
 PR_SET_CHILD_SUBREAPER = 36
+REAP_SECONDS = 2.0
+"""How long a killed process is waited for to be reaped: one that outlasts SIGKILL (in the kernel,
+on a slow disk) is left, rather than the cell held."""
+NAMED_SECONDS = 2.0
+"""How long, at a cell's end, bubblewrap's status line naming the sandbox's first process is awaited."""
+STATUS_LINE_BYTES = 4096
 SERVER_FOLDER_PREFIX = "hanoi-postgres-"
 OWNER_FILE = "owner"
 """A server's folder in the temporary folder, and the file in it naming the harness that owns it."""
@@ -268,20 +276,97 @@ def kill_trees(marked: Mapping[int, str]) -> None:
         kill_group(leader)
     if not Path("/proc").is_dir():
         return
+    wanted = {f"{CELL_MARKER}={marker}".encode() for marker in marked.values()}
     for _ in range(50):  # a fork between the scan and the kill is caught by the next scan
-        pids = marked_processes(*marked.values())
+        pids = [pid for pid, variables in environments() if not wanted.isdisjoint(variables)]
         if not pids:
             return
+        held = [pidfd for pid in pids if pid not in marked and (pidfd := _hold_marked(pid, wanted)) is not None]
         kill_each(pids)
-        for pid in pids:
-            if pid not in marked:  # a leader is subprocess's to reap
-                _reap(pid)
+        for pidfd in held:  # a leader is subprocess's to reap
+            reap(pidfd)
 
 
-def _reap(pid: int) -> None:
-    """Collect an adopted orphan's exit, so it does not linger as a zombie; not ours is fine."""
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
+def _hold_marked(pid: int, wanted: set[bytes]) -> int | None:
+    """A pidfd for ``pid`` while it still carries one of the ``wanted`` markers: the process found in
+    the scan, never another that took its number since (this machine may reuse one within seconds)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    try:
+        variables = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        variables = []
+    if wanted.isdisjoint(variables):
+        os.close(pidfd)
+        return None
+    return pidfd
+
+
+def reap(pidfd: int, seconds: float = REAP_SECONDS) -> None:
+    """Collect the exit of the process ``pidfd`` holds, where it was orphaned to this process, so that it
+    does not linger as a zombie (one still running is given ``seconds``); not ours is fine. Then close it.
+    Reaped by its pidfd, it is that process, never a child subprocess started later under its number."""
+    waited = Patience(seconds)
+    try:
+        while os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG) is None and not waited.over():
+            time.sleep(0.001)
+    except ChildProcessError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+class SandboxFirst:
+    """The first process of a sandbox, as bubblewrap names it on its status pipe (``--json-status-fd``)
+    the moment it starts it. It outlives bubblewrap by a moment, so this process, a subreaper, adopts
+    it and must reap it (a smoke of three ports left 224 such zombies). It is held by a pidfd from when
+    it is named, so that the process reaped is that one (:func:`_hold_child`). The pipe
+    is read to its end, by a thread that then closes it: bubblewrap writes its exit code on it last,
+    and a pipe closed before would kill it."""
+
+    def __init__(self, status: int, bubblewrap: int) -> None:
+        self._pidfd: int | None = None
+        self._named = threading.Event()
+        threading.Thread(target=self._read, args=(status, bubblewrap), daemon=True).start()
+
+    def _read(self, status: int, bubblewrap: int) -> None:
+        with os.fdopen(status, "rb") as pipe:
+            try:
+                named = json.loads(pipe.readline(STATUS_LINE_BYTES) or "{}").get("child-pid")
+                if isinstance(named, int):
+                    self._pidfd = _hold_child(named, bubblewrap)
+            except (ValueError, AttributeError, OSError):
+                pass  # no sandbox started, or a line this reader does not know: nothing to reap
+            finally:
+                self._named.set()
+            while pipe.read(STATUS_LINE_BYTES):
+                pass
+
+    def reap(self) -> None:
+        """Kill and reap the sandbox's first process, once bubblewrap has ended."""
+        if self._named.wait(NAMED_SECONDS) and self._pidfd is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            reap(self._pidfd)
+            self._pidfd = None
+
+
+def _hold_child(pid: int, parent: int) -> int | None:
+    """A pidfd for ``pid`` while it is the first process of a process namespace below this one, and
+    ``parent``'s child or, ``parent`` gone, this process's. No child this process starts is ever
+    such a first process, so whatever took the number since is never one of them."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    details = process_details(pid) or {}
+    numbers, ppid = details.get("NSpid", []), details.get("PPid", [])
+    if len(numbers) < 2 or numbers[-1] != "1" or ppid not in ([str(parent)], [str(os.getpid())]):
+        os.close(pidfd)
+        return None
+    return pidfd
 
 
 class StderrKeeper:
@@ -458,6 +543,8 @@ class Launch:
     """The user the program becomes, where root starts it as another (:class:`Streams`)."""
     stream: Stream = "stdout"
     """Which of its streams :meth:`PortProcess.output` gives (:class:`Streams`)."""
+    status: int | None = None
+    """Bubblewrap's status pipe, the end to read, which the process started takes (:class:`SandboxFirst`)."""
 
 
 PLAIN = Launch()
@@ -476,6 +563,8 @@ class PortProcess(Runner):
         self._processes = processes or Processes()
         with self._processes.lock:
             if self._processes.closed.is_set():
+                if launch.status is not None:
+                    os.close(launch.status)
                 raise Interrupted("the run is closing: no port starts now")
             self._fence = Fence(launch.limits, launch.own_pids)
             streams = Streams(stdin is not None, launch.owner, launch.stream)
@@ -493,10 +582,13 @@ class PortProcess(Runner):
             except BaseException as error:
                 self._fence.close()
                 streams.close()
+                if launch.status is not None:
+                    os.close(launch.status)
                 if isinstance(error, OSError):
                     raise StartFailed(f"could not start the port's program: {error}") from None
                 raise
             self._input, self._output, self._errors = streams.handed()
+            self._first = None if launch.status is None else SandboxFirst(launch.status, self._process.pid)
             self._processes.running.add(self)
         self._fence.watch(lambda: marked_processes(self.marker), self._halt)
         super().__init__(timeout)
@@ -553,6 +645,9 @@ class PortProcess(Runner):
             time.sleep(pause)
             pause = min(pause * 2, POLL_SECONDS)
         self._halt()  # whatever the port left running goes with it
+        if self._first is not None:
+            self._first.reap()
+            self._first = None
         limit = self._fence.breach()
         cpu = self._fence.cpu_seconds()  # the whole tree's, where its group counts it; else what wait4 saw
         usage = Usage(cpu if cpu is not None else self._cpu_seconds, self._fence.peak())

@@ -27,7 +27,7 @@ from typing import ClassVar
 from harness.environment import port_environment, refused_read
 from harness.errors import ReadRefused
 from harness.port import Port, Requirement
-from harness.runners.process import Launch, PortProcess
+from harness.runners.process import Launch, PortProcess, SandboxFirst
 from harness.runners.walls import Job, Walls, becomes, file_bounded, hand_over, run_as
 from harness.settings import Mode
 
@@ -83,8 +83,8 @@ class SandboxWalls(Walls):
         tmpdir = os.environ.get("TMPDIR") or "/tmp"
         environment = port_environment(job.names, home="/tmp", tmpdir=tmpdir)
         limits = dataclasses.replace(self.limits, files=(SHARED_MEMORY, *temporary_folders()))
-        with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors):
-            launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream)
+        with walled(job.argv, job.folder, user, readable, job.writes, self.limits.memory) as (argv, descriptors, status):
+            launch = Launch(job.stdin, limits, environment, pass_fds=descriptors, owner=becomes(user), stream=job.stream, status=status)
             return PortProcess(file_bounded(argv, job.file_bytes), job.folder, job.seconds, launch, self.processes)
 
 
@@ -100,26 +100,40 @@ def sandbox_problem() -> str | None:
         return f"the sandbox needs bubblewrap, and {BWRAP} is not on PATH; {BWRAP_INSTALL}"
     user = SANDBOX_USER if os.geteuid() == 0 else None
     try:
-        with walled(["true"], Path("/"), user) as (argv, descriptors):
-            tried = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, pass_fds=descriptors)
+        with walled(["true"], Path("/"), user) as (argv, descriptors, status), subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=descriptors,
+        ) as tried:
+            first = SandboxFirst(status, tried.pid)
+            try:
+                _, stderr = tried.communicate(timeout=30)
+            finally:
+                tried.kill()
+                tried.wait()
+                first.reap()
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{BWRAP} could not be run: {error}"
     if tried.returncode == 0:
         return None
-    said = next(iter(tried.stderr.strip().splitlines()), f"exit code {tried.returncode}")
+    said = next(iter(stderr.strip().splitlines()), f"exit code {tried.returncode}")
     return f"{BWRAP} cannot make a sandbox here ({said}); {USER_NAMESPACES}"
 
 
 @contextmanager
 def walled(
     argv: list[str], folder: Path, user: str | None, readable: Sequence[Path] = (), writable: Sequence[Path] = (), size: int | None = None,
-) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+) -> Iterator[tuple[list[str], tuple[int, ...], int]]:
     """``argv`` in a sandbox (:func:`sandboxed`), run as ``user`` where the harness is root (else as
     the harness's user, in a user namespace of its own), with the sandbox's own accounts: bubblewrap's
-    command line, and the descriptors the process that starts it must pass on, open while this lasts."""
+    command line, the descriptors the process that starts it must pass on, open while this lasts, and
+    the reading end of its status pipe (``--json-status-fd``), which the caller takes and closes."""
     dropped = run_as(user, argv)
-    with accounts(user) as (files, descriptors):
-        yield sandboxed(dropped, folder, readable=list(readable), writable=writable, own_users=dropped is argv, size=size, files=files), descriptors
+    status, written = os.pipe()
+    try:
+        with accounts(user) as (files, descriptors):
+            sandbox = sandboxed(dropped, folder, readable=list(readable), writable=writable, own_users=dropped is argv, size=size, files=files)
+            yield [sandbox[0], "--json-status-fd", str(written), *sandbox[1:]], (*descriptors, written), status
+    finally:
+        os.close(written)
 
 
 def sandbox_user() -> str:
