@@ -42,7 +42,7 @@ from harness.errors import BenchError, CellError
 from harness.evaluate import judge_output
 from harness.expect import reader_module
 from harness.gate import Gate
-from harness.model import CYCLIC, METHODS, Cell, Outcome, visible
+from harness.model import CYCLIC, METHODS, Cell, Finish, Outcome, visible
 from harness.port import Port, Program
 from harness.readers import READERS
 from harness.report import Report, Versions
@@ -298,8 +298,8 @@ class _Timer:
                 pass
             finish = runner.finish()
         seconds = time.perf_counter() - started
-        if finish.failure or finish.timed_out or finish.limit:
-            raise BenchError(f"the port, writing to /dev/null, {finish.failure or finish.limit or 'timed out'}")
+        if failure := _failure(finish, self.settings.timeout):
+            raise BenchError(f"the port, writing to /dev/null: {failure}")
         return seconds
 
     def _run(self, port: Port, program: Program, bench_cell: BenchCell, copy: BinaryIO | None = None) -> Run:
@@ -318,9 +318,8 @@ class _Timer:
                     copy.write(block)
             finish = runner.finish()
             wall = time.monotonic() - started
-        failure = finish.limit or (f"timed out after {timeout:g} s" if finish.timed_out else None) or finish.failure
-        if failure:
-            raise BenchError(failure if not finish.evidence else f"{failure}; {finish.evidence}")
+        if failure := _failure(finish, timeout):
+            raise BenchError(failure)
         peak = finish.usage.peak_bytes
         return Run(counter.moves if counter else None, wall, finish.usage.cpu_seconds, peak / (1 << 20) if peak else None)
 
@@ -334,6 +333,13 @@ class _Timer:
             cell = judge_output(port, bench_cell.method, bench_cell.n, _blocks(captured))
             seconds = time.perf_counter() - started
         return cell, seconds
+
+
+def _failure(finish: Finish, timeout: float) -> str | None:
+    """Why a timed run failed, if it did, with its evidence: a limit it crossed, the time-out (which the
+    kill that ends it would otherwise be taken for: "killed by SIGKILL"), or how it ended."""
+    failure = finish.limit or (f"timed out after {timeout:g} s" if finish.timed_out else None) or finish.failure
+    return failure and (f"{failure}; {finish.evidence}" if finish.evidence else failure)
 
 
 def _blocks(captured: BinaryIO) -> Iterator[bytes]:

@@ -214,3 +214,35 @@ def test_figures_and_a_plot_that_do_not_fit_on_the_disk_leave_the_previous_ones(
     assert [path.read_text() for path in (out, plot)] == ["the figures of the run before\n"] * 2
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bench.json", "bench.svg"]
     assert not (ROOT / ".git" / "index.lock").exists()  # the commit was read, and nothing of the checkout written
+
+
+SLOW_TO_DEVNULL = """\
+import os, sys, time
+
+if os.fstat(1).st_rdev == os.stat("/dev/null").st_rdev and not os.isatty(1):
+    time.sleep(60)  # slow only where its output is thrown away
+n = int(sys.argv[1])
+def moves(n, source, target, spare):
+    if n:
+        yield from moves(n - 1, source, spare, target)
+        yield n, source, target
+        yield from moves(n - 1, spare, target, source)
+for move in moves(n, 0, 2, 1):
+    print(*move)
+"""
+
+
+def test_a_run_to_dev_null_past_the_time_out_says_it_timed_out(tmp_path):
+    """The run to /dev/null is killed at the time-out like any other: it says so, not "killed by SIGKILL",
+    which a port that crashed would say."""
+    folder = tmp_path / "ports" / "slow-sink"
+    folder.mkdir(parents=True)
+    (folder / "hanoi.py").write_text(SLOW_TO_DEVNULL)
+    (folder / "language.toml").write_text(
+        'summary = "fake: slow when its output goes to /dev/null"\ncommand = ["python3", "hanoi.py", "{n}"]\nmethods = ["recursive"]\n\n'
+        '[[requires]]\nexecutable = "python3"\n\n[output]\npatterns = [\'(?P<disk>\\d+) (?P<src>\\d) (?P<dst>\\d)\']\npegs = ["0", "1", "2"]\n'
+    )
+    done = harness("--root", str(tmp_path / "ports"), "bench", "--n", "6", "--method", "recursive", "--repeat", "1", "--timeout", "3", "--json", "-")
+    [cell] = json.loads(done.stdout)["cells"]
+    assert cell["status"] == "error", cell
+    assert cell["detail"].startswith("the port, writing to /dev/null: timed out after 3 s"), cell["detail"]
