@@ -30,7 +30,7 @@ import shutil
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -380,6 +380,25 @@ def _written(entry: Path) -> int:
     return total
 
 
+def _held_unlinked(pids: Iterable[int], entry: Path) -> int:
+    """Bytes of the entry's disk that ``pids`` hold through files they keep open and have unlinked:
+    taken still, until they close them, though no folder shows them. Each file is looked at through
+    its descriptor, never by a name the build gave it."""
+    try:
+        device = entry.stat().st_dev
+    except OSError:
+        return 0
+    held: dict[int, int] = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for descriptor in os.scandir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    opened = descriptor.stat()  # the open file, through its descriptor
+                    if opened.st_dev == device and opened.st_nlink == 0 and stat.S_ISREG(opened.st_mode):
+                        held[opened.st_ino] = opened.st_blocks * 512
+    return sum(held.values())
+
+
 def _copy(source: str, target: str, *, deadline: float) -> str:
     """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes,
     or a full disk stops it (which copytree, collecting only OSErrors, lets through at once)."""
@@ -396,14 +415,15 @@ def _copy(source: str, target: str, *, deadline: float) -> str:
 
 @contextlib.contextmanager
 def _bounded(entry: Path, runner: Runner) -> Iterator[threading.Event]:
-    """Watch what the build writes to its entry while it runs, every WATCH_SECONDS: past
-    BUILD_BYTES, the build is stopped, and the event set says so."""
+    """Watch what the build writes to its entry while it runs, every WATCH_SECONDS, with what its
+    processes hold of the cache's disk in files they have unlinked: past BUILD_BYTES, the build is
+    stopped, and the event set says so."""
     over, ended = threading.Event(), threading.Event()
 
     def watch() -> None:
         while not ended.wait(WATCH_SECONDS):
             try:
-                past_bound = _written(entry) > BUILD_BYTES
+                past_bound = _written(entry) + _held_unlinked(runner.processes(), entry) > BUILD_BYTES
             except BuildFailed:  # a tree too deep to keep: the count after the command says so
                 past_bound = True
             if past_bound:

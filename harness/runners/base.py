@@ -51,6 +51,11 @@ class Runner(ABC):
     def _halt(self) -> None:
         """End the program now, whatever it is doing: kill its processes, or cancel its query."""
 
+    def processes(self) -> list[int]:
+        """The program's processes as this machine numbers them, for what they hold open: none where
+        another machine runs them or none is in view (a container's engine, a server's query)."""
+        return []
+
     def expired(self) -> bool:
         """Whether the deadline has passed; if it has, the program is stopped as timed out."""
         if time.monotonic() >= self.deadline and not self.timed_out:

@@ -602,6 +602,10 @@ class PortProcess(Runner):
         """The process the harness started: the port's own, or what walls it in (bubblewrap)."""
         return self._process.pid
 
+    def processes(self) -> list[int]:
+        """Every process of the port's tree, by its marker."""
+        return marked_processes(self.marker)
+
     def exited(self) -> bool:
         """Whether the process the harness started has exited (it is then reaped)."""
         return self._reaped()

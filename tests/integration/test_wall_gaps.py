@@ -1,10 +1,10 @@
-"""Ways past the walls that the harness does not stop yet, each as the hostile port that finds it,
-with what the harness should do instead; each is expected to fail (strictly) until it is closed:
-a Containerfile whose keyword or option is cut across lines, which the engine joins back; ``reads``
-of the harness's temporary folder when TMP, not TMPDIR, names it; secrets under names and in
-shapes the masking does not know; ``reads`` of the checkout beside a root of ports inside it; a
-build that holds the disk through a file it has unlinked; a port's folder whose name holds a line
-break, written into the plain report as a line of its own."""
+"""Ways past the walls that a campaign of hostile ports found, each as the port that found it, with
+what the harness does instead: a Containerfile whose keyword or option is cut across lines, which
+the engine joins back; ``reads`` of the harness's temporary folder when TMP, not TMPDIR, names it;
+secrets under names and in shapes the masking did not know; ``reads`` of the checkout beside a root
+of ports inside it; a build that holds the disk through files it has unlinked; a port's folder whose
+name holds a line break, written into the plain report as a line of its own; sandboxes whose first
+processes were left as zombies of the harness."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from integration.conftest import NO_SANDBOX, compare_json, harness, needs_bubblewrap
+from integration.conftest import NO_SANDBOX, compare_json, harness, needs_bubblewrap, usable
 from integration.test_recipes import BUILD_SECONDS, GRACE_SECONDS, built_beside_a_listener, recipe_port
 
 ISOLATION_PORTS = ROOT / "tests" / "isolation_ports"
@@ -154,19 +154,25 @@ def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     assert check.returncode == 1, check.stdout + check.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the bound counts a build entry's files, not those the build unlinks and holds open (each under RLIMIT_FSIZE)")
-def test_a_build_that_holds_the_disk_through_an_unlinked_file_is_held_to_the_cache_bound(tmp_path, run_tmpdir):
-    """The build takes 2 GiB of the cache's disk through a file it unlinks and keeps open while it
-    runs, then makes its program: the disk was taken past BUILD_BYTES (1 GiB), so the build is the
-    cell's build error, as one whose entry holds the bytes is."""
+@pytest.mark.parametrize("isolation", ["subprocess", "sandbox"])
+def test_a_build_that_holds_the_disk_through_unlinked_files_is_held_to_the_cache_bound(request, tmp_path, run_tmpdir, isolation):
+    """The build takes 2.1 GiB of the cache's disk through three files of 700 MiB (each under the
+    1 GiB a file may be) that it unlinks and keeps open while it runs, then makes its program: the disk
+    was taken past BUILD_BYTES (1 GiB), so the build is the cell's build error, as one whose entry
+    holds the bytes is."""
+    usable(request, isolation)
     folder = printer(tmp_path / "ports" / "hoarder", "")
-    step = 'exec 3>"$1/hoard"; fallocate -l 2G "$1/hoard"; rm "$1/hoard"; sleep 3; printf "#!/bin/sh\\n" > "$2"; chmod +x "$2"'
+    step = (
+        'for fd in 3 4 5; do eval "exec $fd>\\"\\$1/hoard$fd\\""; fallocate -l 700M "$1/hoard$fd"; rm "$1/hoard$fd"; done; '
+        'sleep 5; printf "#!/bin/sh\\n" > "$2"; chmod +x "$2"'
+    )
     manifest = folder / "language.toml"
     lines = [line for line in manifest.read_text().splitlines() if not line.startswith("command = ")]
     lines.insert(1, f'command = ["{{binary}}", "{{n}}"]\nbuild = [["bash", "-c", {json.dumps(step)}, "hoarder", "{{build}}", "{{binary}}"]]')
     manifest.write_text("\n".join(lines) + "\n")
     done, report = compare_json(
-        tmp_path, "--n", "0", "--method", "recursive", root=tmp_path / "ports", env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
+        tmp_path, "--n", "0", "--method", "recursive", "--isolation", isolation, root=tmp_path / "ports",
+        env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
     )
     [cell] = report["cells"]
     assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
