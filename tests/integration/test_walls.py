@@ -308,7 +308,7 @@ def test_an_engine_that_freezes_mid_run_is_named_and_never_a_ports_time_out(tmp_
             assert _until(lambda: bool(port_containers(run_tmpdir)) or run.poll() is not None, 300), "no container started"
             time.sleep(1)  # the cell's program runs
             freezing_engine.frozen.set()
-            frozen_at = time.monotonic()
+            frozen = patience.Patience(30)  # the engine's bound, which a loaded machine stretches
             if stop:
                 time.sleep(1)
                 run.send_signal(stop)
@@ -317,8 +317,8 @@ def test_an_engine_that_freezes_mid_run_is_named_and_never_a_ports_time_out(tmp_
                 assert time.monotonic() - stopped_at < 5, "the run did not end within 5 s of the signal"
                 assert code == 128 + stop
             else:
-                code = run.wait(timeout=60)
-                assert time.monotonic() - frozen_at < 30
+                code = run.wait(timeout=300)
+                assert not frozen.over(), frozen.bound()
                 assert code == 1
         finally:
             freezing_engine.thawed.set()
