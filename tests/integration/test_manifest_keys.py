@@ -1,4 +1,4 @@
-"""The manifest's keys for programs written for no harness, each in subprocess and sandbox modes: moves
+"""The manifest's keys for programs written for no harness, each in every mode: moves
 read from standard error or from both streams in the order written, discs named by a map, n fixed
 or written in other forms, and the port's own peg names in what the harness says."""
 
@@ -11,7 +11,7 @@ import pytest
 from conftest import FAKE_PORTS, harness_here, suite
 from integration.conftest import compare_json, usable
 
-MODES = ["subprocess", "sandbox"]
+MODES = ["subprocess", "sandbox", pytest.param("container", marks=pytest.mark.docker)]
 
 
 def cells_of(tmp_path, fake: str, isolation: str, *args: str) -> dict[tuple[str, int], dict]:
