@@ -136,6 +136,18 @@ def discover(root: Path) -> list[Port]:
     return [load_port(path) for path in manifests(root)]
 
 
+def port_name(manifest: Path) -> str:
+    """The name of the port a manifest describes, as :func:`load_port` gives it, without reading the
+    manifest: its folder's, written out on one line where it holds a character that is not printable."""
+    name = manifest.parent.name
+    return one_line(name) if _unprintable(name) else name
+
+
+def _unprintable(name: str) -> str | None:
+    """The first character of a folder's name that is not printable, if any (a byte that is not UTF-8, written ``\\xff``, is none)."""
+    return next((char for char in name if not char.isprintable() and not ESCAPED_BYTE.fullmatch(char)), None)
+
+
 def load_port(manifest: Path) -> Port:
     """The port a manifest describes, or, if it cannot be used, the port with its manifest error,
     which names the file and, where it can, the line (``path:line: why``). The port's name is its
@@ -147,8 +159,8 @@ def load_port(manifest: Path) -> Port:
     port's error too, under its name written out, so that it forges no line of any report."""
     name, folder = manifest.parent.name, manifest.parent.resolve()
     where, text = str(manifest), ""
-    if unprintable := next((char for char in name if not char.isprintable() and not ESCAPED_BYTE.fullmatch(char)), None):
-        shown = one_line(name)
+    if unprintable := _unprintable(name):
+        shown = port_name(manifest)
         why = f"the folder's name holds {unprintable!r}, a line break or another character that is not printable: a report gives a port's name a line"
         return Port(name=shown, folder=folder, manifest_faults=(f"{manifest.parent.parent / shown / MANIFEST}: {why}",))
     try:

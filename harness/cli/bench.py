@@ -9,7 +9,7 @@ import click
 
 from harness.cli.console import progress_bar, terminal
 from harness.cli.group import cli, examples
-from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, Outputs, ReportFile, chosen, options
+from harness.cli.options import DATABASE, ISOLATION, MAX_DISCS, DiscCounts, Outputs, ReportFile, options
 from harness.cli.publish import write_file
 from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
@@ -58,7 +58,7 @@ def bench_command(
     from harness.report.figures import BenchStatus
 
     settings = options.settings  # with no --n, no n: bench runs each method at its own (the plan's)
-    ports = chosen(session.ports, settings)
+    ports = session.chosen(settings)
     ns = plan(settings.methods, settings.ns)
     files = outputs.files
     piped = "-" in files.values()
@@ -83,7 +83,7 @@ def _merged(session: Session, paths: tuple[str, ...], plot_file: str | None, out
     from harness.report.figures import merge_figures
     from harness.report.json import read_figures
 
-    figures = merge_figures([(path, read_figures(Path(path))) for path in paths], machine(), [port.name for port in session.ports])
+    figures = merge_figures([(path, read_figures(Path(path))) for path in paths], machine(), session.names)
     render_bench(terminal(stderr="-" in outputs.files.values()), [], figures)
     return ExitCode.of(_written(figures, plot_file, outputs) and not figures["missing"])
 

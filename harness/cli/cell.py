@@ -28,8 +28,8 @@ def one_cell(
 
     if len(options.settings.ns) != 1:
         raise click.BadParameter(f"{command} takes one n", param_hint="'--n'")
-    by_name = {port.name: port for port in session.ports}
-    port = by_name[port_name if port_name in by_name else choose(port_name, list(by_name), "port", "'PORT'")[0]]
+    names = session.names
+    port = session.port(port_name if port_name in names else choose(port_name, names, "port", "'PORT'")[0])
     method = choose(method, list(METHODS), "method", "'METHOD'")[0]
     settings = options.settings
     too_many = settings.too_many_moves(method, settings.ns[0]) if method in port.methods else None

@@ -6,7 +6,7 @@ import click
 
 from harness.cli.console import cells_progress
 from harness.cli.group import cli, examples, signal_name
-from harness.cli.options import DATABASE, ISOLATION, REPORTS, Outputs, chosen, options
+from harness.cli.options import DATABASE, ISOLATION, REPORTS, Outputs, options
 from harness.cli.publish import publish, show
 from harness.cli.session import Session, parsed
 from harness.run import RunOptions, run
@@ -22,7 +22,7 @@ from harness.run import RunOptions, run
 @parsed
 def compare(session: Session, /, options: RunOptions, outputs: Outputs) -> int:
     """Run every (port, method) cell for each n, verify each, and check that all agree."""
-    ports = chosen(session.ports, options.settings)
+    ports = session.chosen(options.settings)
     ran = run("compare", ports, options, lambda: session.gate(options, ports), session.shown_root, cells_progress)
     if ran.stopped is None:
         return publish(ran.report, outputs)

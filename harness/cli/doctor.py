@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from harness.cli.group import cli, examples
-from harness.cli.options import chosen, options
+from harness.cli.options import options
 from harness.cli.session import Session, parsed, tmpdir_problem
 from harness.errors import DoctorError, ExitCode
 from harness.model import visible
@@ -27,7 +27,7 @@ def doctor(session: Session, /, install_missing: bool, options: RunOptions) -> i
     from harness.doctor import install, needs
     from harness.runners.modes.sandbox import hidden, sandbox_problem, sandbox_user
 
-    ports = chosen(session.ports, options.settings)
+    ports = session.chosen(options.settings)
     problem = tmpdir_problem() or sandbox_problem()
     found = needs(ports)
     wanted = [need.requirement for need in found if not need.found or (problem is None and hidden(need.requirement))]

@@ -78,7 +78,7 @@ class Group(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, root: Path | None) -> None:
     """Run every Tower of Hanoi port, verify its moves, and check that all agree."""
-    from harness.discover import discover, find_root
+    from harness.discover import find_root, manifests
     from harness.runners.process import become_subreaper
 
     become_subreaper()
@@ -89,7 +89,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
             "no ports here: run inside a checkout (a folder whose subfolders hold language.toml files), or give --root or HANOI_ROOT"
         )
     folder = found or Path.cwd()
-    session = Session(folder, str(root) if root is not None else os.path.relpath(folder), discover(folder))
-    if not session.ports and needs_ports:
+    session = Session(folder, str(root) if root is not None else os.path.relpath(folder), manifests(folder))
+    if not session.manifests and needs_ports:
         raise click.UsageError(f"no ports under {folder}: a port is a folder with a language.toml (harness new-language NAME starts one)")
     ctx.obj = session

@@ -10,7 +10,7 @@ import click
 
 from harness.cli.console import pretty_on, say, terminal, write
 from harness.cli.group import cli, examples
-from harness.cli.options import DATABASE, ISOLATION, Outputs, chosen, options
+from harness.cli.options import DATABASE, ISOLATION, Outputs, options
 from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
 from harness.gate import NOT_ASKED
@@ -43,7 +43,7 @@ def list_ports(session: Session, /, verbose: bool, options: RunOptions, outputs:
     from harness.report import WRITERS, Listing, versions_said
 
     settings = options.settings
-    ports = chosen(session.ports, settings)
+    ports = session.chosen(settings)
     form: str = outputs.form or ("pretty" if pretty_on(sys.stdout) else "plain")
     missing = {}
     with session.gate(options, ports) as gate:

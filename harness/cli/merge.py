@@ -33,8 +33,8 @@ def merge(session: Session, /, reports: tuple[str, ...], mixed: bool, expect: st
     from harness.report.json import read_report
     from harness.report.merge import merge_reports
 
-    if expect == "checkout" and not session.ports:
+    if expect == "checkout" and not session.manifests:
         raise click.UsageError(f"no ports under {session.root} to expect: give --root, or --expect plan to expect only what the reports planned")
-    expected = tuple(port.name for port in session.ports) if expect == "checkout" else ()
+    expected = tuple(session.names) if expect == "checkout" else ()
     merged = merge_reports([(path, read_report(Path(path))) for path in reports], mixed, expected)
     return publish(merged, outputs)

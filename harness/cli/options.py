@@ -24,7 +24,6 @@ from harness.settings import BACKENDS, DEFAULT_MAX_MOVES, DEFAULT_MODE, DEFAULT_
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
-    from harness.port import Port
 
 MAX_DISCS = MOST_DISCS
 """The most discs a run may ask for: 2^64 − 1 moves would take centuries at any speed."""
@@ -244,14 +243,15 @@ def _suggested(unknown: list[str], known: list[str]) -> str:
     return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
-def settings_from(ports: list[Port], given: dict[str, Any]) -> Settings:
+def settings_from(ports: list[str], given: dict[str, Any]) -> Settings:
     """The run's settings from a command's options (each command has some of them; the rest keep
-    their defaults), the ports and methods that ``--port`` and ``--method`` choose, all when not given."""
-    names = choose(given.get("port_names"), [port.name for port in ports], "port", "'--port'")
+    their defaults), the ports (of those named ``ports``) and methods that ``--port`` and ``--method``
+    choose, all when not given."""
+    names = choose(given.get("port_names"), ports, "port", "'--port'")
     isolation = given.get("isolation", DEFAULT_MODE)
     return Settings(
         ns=tuple(given.get("ns") or ()),
-        ports=tuple(port.name for port in ports if port.name in names),
+        ports=tuple(port for port in ports if port in names),
         methods=tuple(choose(given.get("method_names"), list(METHODS), "method", "'--method'")),
         jobs=given.get("jobs", 1),
         timeout=given.get("timeout", DEFAULT_TIMEOUT),
@@ -282,14 +282,9 @@ class Outputs:
         return cls(given.get("form"), {name: path for name in WRITERS if (path := given.get(f"{name}_file"))})
 
 
-def run_options(ports: list[Port], given: dict[str, Any]) -> RunOptions:
-    """A run's options from a command's (:func:`settings_from`), and the DSN of its server, if one is named."""
+def run_options(ports: list[str], given: dict[str, Any]) -> RunOptions:
+    """A run's options from a command's (:func:`settings_from`) for the ports named ``ports``, and the DSN of its server, if one is named."""
     return RunOptions(settings_from(ports, given), given.get("dsn"))
-
-
-def chosen(ports: list[Port], settings: Settings) -> list[Port]:
-    """The ports the settings chose, in their order."""
-    return [port for port in ports if port.name in settings.ports]
 
 
 def _backend(backend: Backend | None, dsn: str | None, isolation: Mode) -> Backend:

@@ -9,7 +9,7 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,17 +24,52 @@ if TYPE_CHECKING:
     from harness.gate import Gate
     from harness.port import Port
     from harness.run import RunOptions
+    from harness.settings import Settings
 
 
 @dataclass(frozen=True)
 class Session:
-    """What every command is given, made once by the group: the folder of the ports, and the ports in
-    it (none only for a command that needs none)."""
+    """What every command is given, made once by the group: the folder of the ports, and the manifests
+    of the ports in it (none only for a command that needs none). A port's manifest is read when a
+    command first asks for the port, so that a run of one port reads one manifest, not every one."""
 
     root: Path
     shown_root: str
     """The root as a rerun line names it: as --root or HANOI_ROOT gave it, else relative to the current folder."""
-    ports: list[Port]
+    manifests: list[Path]
+    _read: dict[Path, Port] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def names(self) -> list[str]:
+        """Every port's name, in order, known without reading a manifest."""
+        from harness.discover import port_name
+
+        return [port_name(manifest) for manifest in self.manifests]
+
+    @property
+    def ports(self) -> list[Port]:
+        """Every port, in order."""
+        return [self._port(manifest) for manifest in self.manifests]
+
+    def chosen(self, settings: Settings) -> list[Port]:
+        """The ports the settings chose, in their order: only their manifests are read."""
+        from harness.discover import port_name
+
+        return [self._port(manifest) for manifest in self.manifests if port_name(manifest) in settings.ports]
+
+    def port(self, name: str) -> Port:
+        """The port of that name (one of :attr:`names`)."""
+        from harness.discover import port_name
+
+        return self._port(next(manifest for manifest in self.manifests if port_name(manifest) == name))
+
+    def _port(self, manifest: Path) -> Port:
+        """The port a manifest describes, read once."""
+        from harness.discover import load_port
+
+        if manifest not in self._read:
+            self._read[manifest] = load_port(manifest)
+        return self._read[manifest]
 
     def gate(self, options: RunOptions, ports: list[Port] | None = None) -> Gate:
         """The run's gate for the session's ports, or those given: its walls, and its PostgreSQL,
@@ -66,7 +101,7 @@ def parsed(command: Callable[..., int]) -> Callable[..., int]:
     def parse(session: Session, /, **given: Any) -> int:
         own = {name: value for name, value in given.items() if name in wanted}
         if "options" in wanted:
-            own["options"] = run_options(session.ports, given)
+            own["options"] = run_options(session.names, given)
         if "outputs" in wanted:
             own["outputs"] = Outputs.given(given)
         return command(session, **own)

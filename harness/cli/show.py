@@ -58,6 +58,6 @@ def show(session: Session, /, port_name: str, method: str, delay: float, options
 
 def peg_names(session: Session, cell: Cell) -> tuple[str, ...]:
     """The port's own names for the cell's pegs, as its manifest gives them; 0, 1 and 2 where it gives none it can use."""
-    port = next(port for port in session.ports if port.name == cell.port)
+    port = session.port(cell.port)
     usable = not port.manifest_error and cell.method in port.methods
     return port.program(cell.method).output.pegs if usable else CANONICAL

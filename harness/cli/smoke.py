@@ -6,7 +6,7 @@ import click
 
 from harness.cli.console import say
 from harness.cli.group import cli, examples
-from harness.cli.options import DATABASE, ISOLATION, chosen, options
+from harness.cli.options import DATABASE, ISOLATION, options
 from harness.cli.session import Session, parsed
 from harness.errors import ExitCode
 from harness.run import RunOptions
@@ -31,7 +31,7 @@ def smoke(session: Session, /, options: RunOptions) -> int:
     from harness.smoke import smoke as run_probes
 
     settings = options.settings
-    ports = chosen(session.ports, settings)
+    ports = session.chosen(settings)
     with session.gate(options, ports) as gate:
         findings = run_probes(ports, settings, gate)
     for finding in findings:

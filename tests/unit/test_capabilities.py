@@ -78,7 +78,7 @@ def test_every_kind_of_server_is_made_alike_and_is_the_kind_it_is_named_for(tmp_
 def backend_of(args: list[str]) -> str:
     """The back-end compare's options make."""
     with compare.make_context("compare", ["--n", "3", *args]) as ctx:
-        return settings_from(list(project_ports().values()), ctx.params).backend
+        return settings_from(list(project_ports()), ctx.params).backend
 
 
 @pytest.mark.parametrize(("args", "backend"), [

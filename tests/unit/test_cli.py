@@ -4,6 +4,8 @@ the table of ports from their manifests alone; each in-process."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 
 from conftest import ROOT, harness_here, project_ports, suite
@@ -54,6 +56,17 @@ def test_a_root_without_ports_is_a_usage_error(tmp_path):
     done = harness_here("--root", str(tmp_path), "list")
     assert done.returncode == 2
     assert f"no ports under {tmp_path}" in done.stderr
+
+
+def test_a_command_for_some_ports_reads_their_manifests_alone(tmp_path):
+    from harness import discover
+
+    root = suite(tmp_path, real=("bash", "python", "ruby"))
+    for chosen, read in ((["--port", "python"], ["python"]), ([], ["bash", "python", "ruby"])):
+        with mock.patch.object(discover, "load_port", wraps=discover.load_port) as load_port:
+            done = harness_here("--root", str(root), "list", "--format", "markdown", *chosen)
+        assert done.returncode == 0, done.stderr
+        assert [call.args[0] for call in load_port.call_args_list] == [root / name / "language.toml" for name in read]
 
 
 def test_list_as_markdown_is_the_table_of_ports_from_their_manifests_alone(tmp_path):

@@ -16,6 +16,6 @@ def test_the_arguments_of_settings_read_back_as_the_same_settings():
         limits=Limits(1 << 30, 64), max_moves=100_000_000, unsafe_superuser_sql=False,
     )
     with compare.make_context("compare", ["--n", "3", *wanted.arguments()]) as ctx:
-        read = settings_from(list(project_ports().values()), ctx.params)
+        read = settings_from(list(project_ports()), ctx.params)
     for field in ("isolation", "backend", "timeout", "build_timeout", "limits", "max_moves", "unsafe_superuser_sql"):
         assert getattr(read, field) == getattr(wanted, field), field
