@@ -98,6 +98,18 @@ class _Heartbeat:
                 sys.stderr.flush()
 
 
+def load_writer() -> None:
+    """Start loading rich's console (where rich, the ``pretty`` extra, is installed), through which
+    :func:`write` and the pretty table write the report, on a thread that nothing waits for: a
+    command that writes the report then finds it loaded, or waits only for what is left of it."""
+    if not lacking("pretty"):
+        threading.Thread(target=_load_console, name="load-writer", daemon=True).start()
+
+
+def _load_console() -> None:
+    import rich.console  # noqa: F401  (an import statement, which -X importtime records as the harness's own)
+
+
 def progress_bar() -> Progress | _Heartbeat:
     """A progress bar on stderr that leaves no trace when it is done, and off a terminal a heartbeat.
     Its descriptions are shown as typed: text from a port is no markup. Without rich (the ``pretty``
@@ -114,7 +126,10 @@ def progress_bar() -> Progress | _Heartbeat:
 
 @contextlib.contextmanager
 def cells_progress(total: int) -> Iterator[CellSink]:
-    """A run's progress over its ``total`` cells (:func:`progress_bar`), each finished cell named as the last done."""
+    """A run's progress over its ``total`` cells (:func:`progress_bar`), each finished cell named as
+    the last done; rich's console, which writes the report, is loaded meanwhile on a thread of its own
+    (:func:`load_writer`), so that a run's short last cell is not followed by that wait."""
+    load_writer()
     with progress_bar() as progress:
         task = progress.add_task("cells", total=total)
 

@@ -51,3 +51,19 @@ def test_a_run_off_a_terminal_loads_no_progress_bar():
     modules = imported("compare", "--n", "1", "-l", "python", "-m", "recursive")
     assert "rich.console" in modules  # the report is written with rich
     assert "rich.progress" not in modules
+
+
+def test_the_reports_writer_is_loaded_while_the_cells_run():
+    """rich's console, which writes the report, is loaded while a run's cells run, not after the last."""
+    waits = (
+        "import sys, time\n"
+        "from harness.cli.console import cells_progress\n"
+        "with cells_progress(1):\n"
+        "    deadline = time.monotonic() + 120\n"
+        "    while not hasattr(sys.modules.get('rich.console'), 'Console') and time.monotonic() < deadline:\n"
+        "        time.sleep(0.01)\n"
+        "    print(hasattr(sys.modules.get('rich.console'), 'Console'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", waits], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "True\n"
