@@ -256,3 +256,14 @@ def test_a_run_of_sandboxed_cells_leaves_no_zombie_behind(tmp_path):
         capture_output=True, text=True, timeout=900, cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     assert done.stdout.splitlines()[-1:] == ["0 []"], done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_port_named_with_control_characters_puts_none_in_the_page(tmp_path, run_tmpdir):
+    """A folder called ``a<SOH><VT><DEL>b``: the page held them raw in an attribute (``data-cell``);
+    the name is written out there (``a\\x01\\x0b\\x7fb``), as everywhere."""
+    printer(tmp_path / "ports" / "a\x01\x0b\x7fb", "exit 3")
+    page = tmp_path / "report.html"
+    compare_json(tmp_path, "--n", "0", "--html", str(page), root=tmp_path / "ports", tmpdir=run_tmpdir)
+    text = page.read_text(encoding="utf-8")
+    assert not [char for char in text if (ord(char) < 32 and char not in "\n\t") or 0x7F <= ord(char) < 0xA0]
+    assert 'data-cell="a\\x01\\x0b\\x7fb/recursive/0"' in text
