@@ -154,14 +154,14 @@ def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     assert check.returncode == 1, check.stdout + check.stderr
 
 
-@pytest.mark.parametrize("isolation", ["subprocess", "sandbox"])
+@pytest.mark.parametrize("isolation", ["subprocess", "sandbox", pytest.param("container", marks=pytest.mark.docker)])
 def test_a_build_that_holds_the_disk_through_unlinked_files_is_held_to_the_cache_bound(request, tmp_path, run_tmpdir, isolation):
     """The build takes 2.1 GiB of the cache's disk through three files of 700 MiB (each under the
     1 GiB a file may be) that it unlinks and keeps open while it runs, then makes its program: the disk
     was taken past BUILD_BYTES (1 GiB), so the build is the cell's build error, as one whose entry
     holds the bytes is."""
     usable(request, isolation)
-    folder = printer(tmp_path / "ports" / "hoarder", "")
+    folder = printer(tmp_path / "ports" / "hoarder", "", requires='debian = "bash"')  # bash from Debian, in a container
     step = (
         'for fd in 3 4 5; do eval "exec $fd>\\"\\$1/hoard$fd\\""; fallocate -l 700M "$1/hoard$fd"; rm "$1/hoard$fd"; done; '
         'sleep 5; printf "#!/bin/sh\\n" > "$2"; chmod +x "$2"'
