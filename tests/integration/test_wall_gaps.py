@@ -156,14 +156,14 @@ def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     assert check.returncode == 1, check.stdout + check.stderr
 
 
-@pytest.mark.parametrize("isolation", ["subprocess", "sandbox"])
+@pytest.mark.parametrize("isolation", ["subprocess", "sandbox", pytest.param("container", marks=pytest.mark.docker)])
 def test_a_build_that_holds_the_disk_through_unlinked_files_is_held_to_the_cache_bound(request, tmp_path, run_tmpdir, isolation):
     """The build takes 2.1 GiB of the cache's disk through three files of 700 MiB (each under the
     1 GiB a file may be) that it unlinks and keeps open while it runs, then makes its program: the disk
     was taken past BUILD_BYTES (1 GiB), so the build is the cell's build error, as one whose entry
     holds the bytes is."""
     usable(request, isolation)
-    folder = printer(tmp_path / "ports" / "hoarder", "")
+    folder = printer(tmp_path / "ports" / "hoarder", "", requires='debian = "bash"')  # bash from Debian, in a container
     step = (
         'for fd in 3 4 5; do eval "exec $fd>\\"\\$1/hoard$fd\\""; fallocate -l 700M "$1/hoard$fd"; rm "$1/hoard$fd"; done; '
         'sleep 5; printf "#!/bin/sh\\n" > "$2"; chmod +x "$2"'
@@ -353,3 +353,14 @@ def test_a_run_of_subprocess_cells_leaves_no_process_or_zombie_behind_whose_mark
         capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     assert done.stdout.splitlines()[-1:] == ["1 []"], done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_a_port_named_with_control_characters_puts_none_in_the_page(tmp_path, run_tmpdir):
+    """A folder called ``a<SOH><VT><DEL>b``: the page held them raw in an attribute (``data-cell``);
+    the name is written out there (``a\\x01\\x0b\\x7fb``), as everywhere."""
+    printer(tmp_path / "ports" / "a\x01\x0b\x7fb", "exit 3")
+    page = tmp_path / "report.html"
+    compare_json(tmp_path, "--n", "0", "--html", str(page), root=tmp_path / "ports", tmpdir=run_tmpdir)
+    text = page.read_text(encoding="utf-8")
+    assert not [char for char in text if (ord(char) < 32 and char not in "\n\t") or 0x7F <= ord(char) < 0xA0]
+    assert 'data-cell="a\\x01\\x0b\\x7fb/recursive/0"' in text
