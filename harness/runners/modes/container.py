@@ -369,6 +369,11 @@ class ContainerCell(Runner):
                 self._blocks.put(block, timeout=POLL_SECONDS)
                 return
 
+    def processes(self) -> list[int]:
+        """Every process in the container's control group, as this machine numbers them (the idle
+        ones among them, which hold nothing of a cell's)."""
+        return self.container.group.pids() if self.container.group else []
+
     def _state(self) -> dict[str, Any] | None:
         """The engine's view of the exec; None once the engine no longer knows it (its container is
         gone); :class:`ContainerError` if the engine does not answer."""
