@@ -381,21 +381,23 @@ def _written(entry: Path) -> int:
 
 
 def _held_unlinked(pids: Iterable[int], entry: Path) -> int:
-    """Bytes of the entry's disk that ``pids`` hold through files they keep open and have unlinked:
-    taken still, until they close them, though no folder shows them. Each file is looked at through
-    its descriptor, never by a name the build gave it."""
+    """Bytes of the entry's disk that ``pids`` hold through files they keep open or mapped and have
+    unlinked: taken still, until they let them go, though no folder shows them. Each file is looked
+    at through the process, never by a name the build gave it. What a process holds only in a
+    socket's queue (a descriptor sent and closed) is not seen: RLIMIT_FSIZE bounds each such file."""
     try:
         device = entry.stat().st_dev
     except OSError:
         return 0
     held: dict[int, int] = {}
     for pid in pids:
-        with contextlib.suppress(OSError):
-            for descriptor in os.scandir(f"/proc/{pid}/fd"):
-                with contextlib.suppress(OSError):
-                    opened = descriptor.stat()  # the open file, through its descriptor
-                    if opened.st_dev == device and opened.st_nlink == 0 and stat.S_ISREG(opened.st_mode):
-                        held[opened.st_ino] = opened.st_blocks * 512
+        for kind in ("fd", "map_files"):  # open, or mapped into memory (which root alone may look at)
+            with contextlib.suppress(OSError):
+                for descriptor in os.scandir(f"/proc/{pid}/{kind}"):
+                    with contextlib.suppress(OSError):
+                        opened = descriptor.stat()  # the file itself, through the process
+                        if opened.st_dev == device and opened.st_nlink == 0 and stat.S_ISREG(opened.st_mode):
+                            held[opened.st_ino] = opened.st_blocks * 512
     return sum(held.values())
 
 

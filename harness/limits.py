@@ -23,9 +23,12 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from harness.patience import Patience
 
 DEFAULT_MEMORY = 2 << 30
 DEFAULT_PROCESSES = 256
@@ -54,6 +57,9 @@ BUILD_BYTES = 1 << 30
 """The most one build may keep, or be given: a build's cache entry (build.py), the port's folder
 copied into it, and the context of a port's image (images.py). Each file counts as at least
 FILE_BYTES, so that a million empty files are as much as four gigabytes."""
+REAP_SECONDS = 2.0
+"""How long a killed process is waited for to be reaped: one that outlasts SIGKILL (in the kernel,
+on a slow disk) is left, rather than the cell held."""
 FILE_BYTES = 4096
 
 
@@ -202,22 +208,29 @@ class CellGroup:
         joins = " && ".join(f'echo $$ > "${index + 1}"' for index in range(len(procs)))
         return ["/bin/sh", "-c", f'{joins} && shift {len(procs)} && exec "$@"', "sh", *procs, *argv]
 
-    def kill(self) -> None:
-        """Kill every process in the group, until none is left (a fork bomb forks while it is killed)."""
+    def kill(self) -> list[int]:
+        """Kill every process in the group, until none is left (a fork bomb forks while it is killed),
+        each through a pidfd held while it was in the group (never a process that took its number
+        since): those pidfds, for the caller to reap what this process adopted."""
+        held = hold_members(self.pids)
         kill_file = self.folders["pids"] / "cgroup.kill"
         if self.version == 2 and kill_file.exists() and _try_write(kill_file, "1"):
-            return
+            return held
         for _ in range(100):
-            pids = self.pids()
-            if not pids:
-                return
-            kill_each(pids)
+            kill_held(held)
+            more = hold_members(self.pids)
+            if not more:
+                break
+            held += more
+        return held
 
     def close(self) -> None:
-        """Empty a group made for the cell, and remove it once its killed processes are gone."""
+        """Empty a group made for the cell, remove it once its killed processes are gone, and reap
+        those of them this process adopted (a subreaper, it adopts what a port leaves in a session
+        of its own): once the group is empty, every one whose parent is gone is this process's."""
         if not self.owned:
             return
-        self.kill()
+        killed = self.kill()
         for folder in dict.fromkeys(self.folders.values()):
             for _ in range(200):
                 try:
@@ -227,13 +240,42 @@ class CellGroup:
                     break
                 except OSError:  # EBUSY while the killed processes are reaped
                     threading.Event().wait(0.01)
+        for pidfd in killed:
+            reap(pidfd)
 
 
-def kill_each(pids: Iterable[int]) -> None:
-    """SIGKILL each process; one gone already is fine."""
-    for pid in pids:
+def hold_members(members: Callable[[], Iterable[int]]) -> list[int]:
+    """A pidfd for each process ``members`` lists, kept where ``members`` lists it still once its pidfd
+    is open: that process, then, never one that took its number since (this machine may reuse one within seconds)."""
+    opened: dict[int, int] = {}
+    for pid in members():
+        with contextlib.suppress(OSError):
+            opened[pid] = os.pidfd_open(pid)
+    still = set(members())
+    for pid in [pid for pid in opened if pid not in still]:
+        os.close(opened.pop(pid))
+    return list(opened.values())
+
+
+def kill_held(held: Iterable[int]) -> None:
+    """SIGKILL each process a pidfd holds; one gone already is fine."""
+    for pidfd in held:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+def reap(pidfd: int, seconds: float = REAP_SECONDS) -> None:
+    """Collect the exit of the process ``pidfd`` holds, where it was orphaned to this process, so that it
+    does not linger as a zombie (one still running is given ``seconds``); not ours is fine. Then close it.
+    Reaped by its pidfd, it is that process, never a child subprocess started later under its number."""
+    waited = Patience(seconds)
+    try:
+        while os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG) is None and not waited.over():
+            time.sleep(0.001)
+    except ChildProcessError:
+        pass
+    finally:
+        os.close(pidfd)
 
 
 def _layout() -> tuple[int, dict[str, Path]] | None:

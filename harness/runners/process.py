@@ -34,10 +34,9 @@ from typing import IO
 
 from harness.environment import masked
 from harness.errors import Interrupted, StartFailed
-from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_each
+from harness.limits import DEFAULT_LIMITS, Fence, Limits, kill_held, reap
 from harness.model import Finish, Usage
 from harness.output import Stream
-from harness.patience import Patience
 from harness.runners.base import Runner
 
 BLOCK_BYTES = 1 << 20
@@ -63,9 +62,6 @@ EMPTY_STDERR = "stderr was empty"
 CELL_MARKER = "HANOI_HARNESS_CELL"
 """The environment variable every process of a port's tree inherits: ``<harness identity>:<cell id>``."""
 PR_SET_CHILD_SUBREAPER = 36
-REAP_SECONDS = 2.0
-"""How long a killed process is waited for to be reaped: one that outlasts SIGKILL (in the kernel,
-on a slow disk) is left, rather than the cell held."""
 NAMED_SECONDS = 2.0
 """How long, at a cell's end, bubblewrap's status line naming the sandbox's first process is awaited."""
 STATUS_LINE_BYTES = 4096
@@ -281,10 +277,13 @@ def kill_trees(marked: Mapping[int, str]) -> None:
         pids = [pid for pid, variables in environments() if not wanted.isdisjoint(variables)]
         if not pids:
             return
-        held = [pidfd for pid in pids if pid not in marked and (pidfd := _hold_marked(pid, wanted)) is not None]
-        kill_each(pids)
-        for pidfd in held:  # a leader is subprocess's to reap
-            reap(pidfd)
+        held = {pid: pidfd for pid in pids if (pidfd := _hold_marked(pid, wanted)) is not None}
+        kill_held(held.values())
+        for pid, pidfd in held.items():
+            if pid in marked:  # a leader is subprocess's to reap
+                os.close(pidfd)
+            else:
+                reap(pidfd)
 
 
 def _hold_marked(pid: int, wanted: set[bytes]) -> int | None:
@@ -302,20 +301,6 @@ def _hold_marked(pid: int, wanted: set[bytes]) -> int | None:
         os.close(pidfd)
         return None
     return pidfd
-
-
-def reap(pidfd: int, seconds: float = REAP_SECONDS) -> None:
-    """Collect the exit of the process ``pidfd`` holds, where it was orphaned to this process, so that it
-    does not linger as a zombie (one still running is given ``seconds``); not ours is fine. Then close it.
-    Reaped by its pidfd, it is that process, never a child subprocess started later under its number."""
-    waited = Patience(seconds)
-    try:
-        while os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG) is None and not waited.over():
-            time.sleep(0.001)
-    except ChildProcessError:
-        pass
-    finally:
-        os.close(pidfd)
 
 
 class SandboxFirst:
@@ -603,8 +588,10 @@ class PortProcess(Runner):
         return self._process.pid
 
     def processes(self) -> list[int]:
-        """Every process of the port's tree, by its marker."""
-        return marked_processes(self.marker)
+        """Every process of the port's tree: by its marker, and in its control group where it has one
+        (which holds a process that has left the marker out of its environment too)."""
+        grouped = self._fence.group.pids() if self._fence.group else []
+        return sorted({*grouped, *marked_processes(self.marker)})
 
     def exited(self) -> bool:
         """Whether the process the harness started has exited (it is then reaped)."""
