@@ -41,7 +41,8 @@ def test_taplo_reads_every_manifest_against_the_schema_and_refuses_a_wrong_type(
     assert taplo_check(copy).returncode == 0
     (copy / "python" / "language.toml").write_text(re.sub(r"^summary = .*$", "summary = 3", manifest, count=1, flags=re.M))
     refused = taplo_check(copy)
-    assert refused.returncode != 0 and 'is not of type "string"' in refused.stderr, refused.stderr  # the schema's words (taplo's closing "schema validation failed" line was missing once under load)
+    # the schema's words: taplo's closing "schema validation failed" line was missing once under load
+    assert refused.returncode != 0 and 'is not of type "string"' in refused.stderr, refused.stderr
 
 
 def offline(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -76,4 +77,5 @@ def test_a_port_new_language_makes_in_another_repository_passes_taplo_with_no_ne
     manifest = repository / "awk" / "language.toml"
     manifest.write_text(manifest.read_text().replace('summary = "awk"', "summary = 3"))
     refused = offline([str(TAPLO), "check"], repository)
-    assert refused.returncode != 0 and 'is not of type "string"' in refused.stderr, refused.stderr  # the schema's words (taplo's closing "schema validation failed" line was missing once under load)
+    # the schema's words: taplo's closing "schema validation failed" line was missing once under load
+    assert refused.returncode != 0 and 'is not of type "string"' in refused.stderr, refused.stderr
