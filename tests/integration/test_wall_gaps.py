@@ -156,6 +156,22 @@ def test_a_read_of_the_checkout_beside_a_root_of_ports_inside_it_is_refused():
     assert check.returncode == 1, check.stdout + check.stderr
 
 
+def built_cell(tmp_path: Path, run_tmpdir: Path, isolation: str, name: str, step: str, requires: str = "") -> dict:
+    """The one cell of a port ``name`` whose build is the Bash ``step`` (given {build} and {binary}
+    as $1 and $2) and whose program is what it made, compared at n = 0 in ``isolation``."""
+    folder = printer(tmp_path / "ports" / name, "", requires=requires)
+    manifest = folder / "language.toml"
+    lines = [line for line in manifest.read_text().splitlines() if not line.startswith("command = ")]
+    lines.insert(1, f'command = ["{{binary}}", "{{n}}"]\nbuild = [["bash", "-c", {json.dumps(step)}, "{name}", "{{build}}", "{{binary}}"]]')
+    manifest.write_text("\n".join(lines) + "\n")
+    _, report = compare_json(
+        tmp_path, "--n", "0", "--method", "recursive", "--isolation", isolation, root=tmp_path / "ports",
+        env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
+    )
+    [cell] = report["cells"]
+    return cell
+
+
 @pytest.mark.parametrize("isolation", ["subprocess", "sandbox", pytest.param("container", marks=pytest.mark.docker)])
 def test_a_build_that_holds_the_disk_through_unlinked_files_is_held_to_the_cache_bound(request, tmp_path, run_tmpdir, isolation):
     """The build takes 2.1 GiB of the cache's disk through three files of 700 MiB (each under the
@@ -163,20 +179,11 @@ def test_a_build_that_holds_the_disk_through_unlinked_files_is_held_to_the_cache
     was taken past BUILD_BYTES (1 GiB), so the build is the cell's build error, as one whose entry
     holds the bytes is."""
     usable(request, isolation)
-    folder = printer(tmp_path / "ports" / "hoarder", "", requires='debian = "bash"')  # bash from Debian, in a container
     step = (
         'for fd in 3 4 5; do eval "exec $fd>\\"\\$1/hoard$fd\\""; fallocate -l 700M "$1/hoard$fd"; rm "$1/hoard$fd"; done; '
         'sleep 5; printf "#!/bin/sh\\n" > "$2"; chmod +x "$2"'
     )
-    manifest = folder / "language.toml"
-    lines = [line for line in manifest.read_text().splitlines() if not line.startswith("command = ")]
-    lines.insert(1, f'command = ["{{binary}}", "{{n}}"]\nbuild = [["bash", "-c", {json.dumps(step)}, "hoarder", "{{build}}", "{{binary}}"]]')
-    manifest.write_text("\n".join(lines) + "\n")
-    done, report = compare_json(
-        tmp_path, "--n", "0", "--method", "recursive", "--isolation", isolation, root=tmp_path / "ports",
-        env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
-    )
-    [cell] = report["cells"]
+    cell = built_cell(tmp_path, run_tmpdir, isolation, "hoarder", step, requires='debian = "bash"')  # bash from Debian, in a container
     assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell
     assert "more than 1 GiB" in cell["detail"], cell["detail"]
 
@@ -321,17 +328,8 @@ def test_a_build_that_holds_unlinked_files_out_of_sight_is_held_to_the_cache_bou
     watcher's measures), then makes its program: past BUILD_BYTES, it is the cell's build error, as
     a build that keeps its descriptors open is."""
     usable(request, isolation)
-    folder = printer(tmp_path / "ports" / "hider", "")
     step = f'python3 -c {shlex.quote(HOARDS[hoard])} "$1" && printf "#!/bin/sh\\n" > "$2" && chmod +x "$2"'
-    manifest = folder / "language.toml"
-    lines = [line for line in manifest.read_text().splitlines() if not line.startswith("command = ")]
-    lines.insert(1, f'command = ["{{binary}}", "{{n}}"]\nbuild = [["bash", "-c", {json.dumps(step)}, "hider", "{{build}}", "{{binary}}"]]')
-    manifest.write_text("\n".join(lines) + "\n")
-    done, report = compare_json(
-        tmp_path, "--n", "0", "--method", "recursive", "--isolation", isolation, root=tmp_path / "ports",
-        env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
-    )
-    [cell] = report["cells"]
+    cell = built_cell(tmp_path, run_tmpdir, isolation, "hider", step)
     assert "the build failed" not in cell["detail"], cell["detail"]  # the hoard was taken, or this proves nothing
     assert (cell["outcome"], cell["reason"]) == ("error", "build"), cell["detail"]
     assert "more than 1 GiB" in cell["detail"], cell["detail"]
