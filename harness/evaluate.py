@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from harness.errors import CellError
 from harness.gate import Gate
-from harness.model import Cell, Finish, Outcome, Reason
+from harness.model import OUTPUT_ATTEMPTS, Cell, Finish, Outcome, Reason
 from harness.port import Port
 from harness.reading import CellReading, LineSink, MoveSink
 from harness.settings import CellKey, Settings
@@ -39,25 +39,29 @@ def evaluate(
     if gate is None:
         with Gate(settings, ports=[port]) as own:
             return evaluate(port, method, n, settings, own, on_line, on_move)
-    cell = Cell(port.name, method, n, pegs=peg_names(port, method))
     started = time.perf_counter()
     secrets = gate.secrets
-    _play(cell, port, settings, gate, (lambda line: on_line(secrets.mask(line))) if on_line else None, on_move)
+    masked_line = (lambda line: on_line(secrets.mask(line))) if on_line else None
+    for _ in range(OUTPUT_ATTEMPTS):  # the same cell again, while its output is lost on the way (Finish.lost)
+        cell = Cell(port.name, method, n, pegs=peg_names(port, method))
+        if not _play(cell, port, settings, gate, masked_line, on_move):
+            break
     cell.seconds = time.perf_counter() - started
     cell.detail, cell.diff = secrets.mask(cell.detail), [secrets.mask(line) for line in cell.diff]
     return cell
 
 
-def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineSink | None, on_move: MoveSink | None) -> None:
+def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineSink | None, on_move: MoveSink | None) -> bool:
+    """Run the cell and judge it; whether its output was lost on the way, so that it says nothing of the port."""
     refusal = _refusal(port, cell.method, cell.n, settings.strict, gate)
     if refusal:
         cell.outcome, cell.reason, cell.detail = refusal
-        return
+        return False
     try:
         process = gate.start(port, cell.method, cell.n, settings)
     except CellError as error:
         cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
-        return
+        return False
     reading = CellReading(cell, port.program(cell.method), on_line, on_move, process.deadline)
     with process:
         try:
@@ -67,8 +71,9 @@ def _play(cell: Cell, port: Port, settings: Settings, gate: Gate, on_line: LineS
             finish = process.finish()
         except CellError as error:  # what runs the program stopped answering (a server, the engine)
             cell.outcome, cell.reason, cell.detail = error.outcome, error.reason, str(error)
-            return
+            return False
     reading.judge(finish, settings.timeout)
+    return finish.lost is not None
 
 
 def judge_output(port: Port, method: str, n: int, blocks: Iterator[bytes], fast: bool = True) -> Cell:

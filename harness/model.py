@@ -192,6 +192,13 @@ class Finish:
     unread_lines: int = 0
     """How many lines the program wrote on the stream its moves are not read from (standard error,
     most often): where the moves are missing, a sign they went there."""
+    lost: str | None = None
+    """Why the output read may not be all the program wrote, where the way it came by says so (a
+    container engine's stream that lost its end): then it says nothing of the port, and the program
+    is run again, up to OUTPUT_ATTEMPTS times in all."""
+
+
+OUTPUT_ATTEMPTS = 3
 
 
 class Outcome(str, enum.Enum):
@@ -212,6 +219,7 @@ class Reason(str, enum.Enum):
     CRASH = "crash"  # the port exited with an error or was killed
     UNREADABLE = "unreadable"  # output no pattern of the manifest reads
     START = "start"  # the port's program could not be started
+    ENGINE = "engine"  # the container engine failed the cell: it stopped answering, or lost the program's output
     BUILD = "build"
     MANIFEST = "manifest"
     DATABASE = "database"

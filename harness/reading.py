@@ -286,12 +286,16 @@ class CellReading:
         cell.parting = divergence.parting()
 
     def _outcome(self, finish: Finish, timeout: float) -> None:
-        """The outcome: a move that breaks the rules first, as a reader of the output would say, however
+        """The outcome: none where the output is known to have been lost on its way (the runner says
+        so), then a move that breaks the rules first, as a reader of the output would say, however
         the port ended after it (so that the verdict is the same whether or not the reading stopped
         before its exit was seen); then the most fundamental fault: a port that hung or crashed is not
         judged on the moves it did not print."""
         cell, finding = self.cell, self.tally.finding
         cell.moves = self.tally.divergence.count
+        if finish.lost:
+            cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.ENGINE, f"{finish.lost} (read: {cell.moves} moves)"
+            return
         if self.tally.found_on_a_cut_line and (finish.timed_out or finish.limit):
             finding = None  # a line the harness cut by ending the program: the port never finished writing it
         if finding and finding[0] is Outcome.FAIL:

@@ -100,6 +100,8 @@ def _refused(gate: Gate, port: Port, method: str, settings: Settings, spelled: t
         head, finish = gate.start(port, method, program.min_n if n is None else n, settings, spelled=spelled).head(HEAD_BYTES)
     except CellError as error:  # it could not be started, or what runs it stopped answering
         return f"{error}"
+    if finish.lost:
+        return finish.lost
     words_with_moves = program.output.stream != "stdout"
     if head and not words_with_moves:
         first = head.split(b"\n", 1)[0].decode("utf-8", "replace")[:80]

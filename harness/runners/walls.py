@@ -25,6 +25,7 @@ from typing import ClassVar
 from harness.errors import BuildFailed, CellError
 from harness.extras import Extra, NotInstalled, lacking
 from harness.limits import Limits
+from harness.model import OUTPUT_ATTEMPTS
 from harness.output import Stream
 from harness.port import Port, Requirement
 from harness.runners.base import Runner
@@ -139,14 +140,15 @@ class Walls(ABC):
             return None, "the manifest gives no version command"
         shown = " ".join(argv)
         names = tuple(dict.fromkeys(name for program in port.programs.values() for name in program.env))
-        try:
-            runner = self.start(Job(port, argv, port.folder, seconds, names=names))
-        except CellError as error:
-            return None, f"{shown}: {error}"
-        try:
-            head, finish = runner.head(VERSION_BYTES)
-        except CellError as error:  # the Docker engine stopped answering while it ran, say
-            return None, f"{shown}: {error}"
+        for _ in range(OUTPUT_ATTEMPTS):  # asked again, while its output is lost on the way (Finish.lost)
+            try:
+                head, finish = self.start(Job(port, argv, port.folder, seconds, names=names)).head(VERSION_BYTES)
+            except CellError as error:  # it could not start, or the Docker engine stopped answering while it ran
+                return None, f"{shown}: {error}"
+            if not finish.lost:
+                break
+        if finish.lost:
+            return None, f"{shown}: {finish.lost}"
         said = next((line.strip() for line in head[:VERSION_BYTES].decode("utf-8", "replace").splitlines() if line.strip()), "")
         said = said or next((line.strip() for line in finish.evidence.removeprefix("stderr:\n").splitlines() if line.strip()), "")
         if finish.timed_out:

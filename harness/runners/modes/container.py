@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -48,11 +49,16 @@ TMP_SIZE = "256m"
 QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
-"""What runs in a container besides its cell; the process limit leaves room for them."""
+"""What runs in a container besides its cell; the process limit leaves room for them, and for the
+shell that runs the cell's program (:func:`wrapped`)."""
 IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """The PATH of a Debian image: a program in a container finds its interpreters there, not where the host has them."""
 
 
+LOST_OUTPUT = (
+    "its output came without the end its container's shell writes after it: the Docker engine lost some"
+    " or all of it (moby/moby#27289), or the program killed that shell, so what it printed says nothing of the port"
+)
 KILLED_EXIT = 128 + 9
 """An exec's exit code when its program was killed (SIGKILL): by a limit, or by its container's end."""
 RUN_LABEL = "org.hanoi-polyglot.tmpdir"
@@ -247,7 +253,7 @@ class PortContainer:
                 f"starting a container of {port.name}", engine.client.containers.run,
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}"}, volumes=volumes, working_dir=PORT_MOUNT,
-                mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES),
+                mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES) + 1,
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name), ulimits=ulimits,
             )
             engine.call(f"starting a container of {port.name}", self.container.reload)
@@ -256,18 +262,18 @@ class PortContainer:
         self.group = CellGroup.of_process(self.container.attrs["State"]["Pid"], limits)
         """The container's control group, read from here to name a limit the cell crossed; None if unreadable."""
 
-    def execute(self, argv: list[str], stdin: bytes | None, workdir: Path, names: tuple[str, ...]) -> str:
-        """Start ``argv`` in the container, returning the exec's id. It sees the allowlisted environment
-        (environment.py) and the manifest's ``names``. Its standard input, if it has some, comes through
-        the environment and a pipe from the container's shell: an exec's own stdin would need a socket
-        held open beside the output stream."""
+    def execute(self, argv: list[str], stdin: bytes | None, workdir: Path, names: tuple[str, ...], stream: Stream, end: bytes) -> str:
+        """Start ``argv`` in the container, run by its shell as :func:`wrapped` says, returning the
+        exec's id. It sees the allowlisted environment (environment.py) and the manifest's ``names``.
+        Its standard input, if it has some, comes through the environment: an exec's own stdin would
+        need a socket held open beside the output stream."""
         environment = port_environment(names, home="/tmp", tmpdir="/tmp", path=IMAGE_PATH)
         if stdin is not None:
             environment[STDIN_VARIABLE] = stdin.decode("utf-8", "replace")
-            argv = ["sh", "-c", f'printf %s "${STDIN_VARIABLE}" | "$@"', "sh", *argv]
         created: dict[str, str] = self.engine.call(
             f"starting a program in a container of {self.name}", self.engine.client.api.exec_create,
-            self.container.id, argv, stdout=True, stderr=True, user=self.user, workdir=str(workdir), environment=environment,
+            self.container.id, wrapped(argv, stdin is not None, stream, end), stdout=True, stderr=True, user=self.user,
+            workdir=str(workdir), environment=environment,
         )
         return created["Id"]
 
@@ -308,6 +314,19 @@ class PortContainer:
             self.engine.call(f"removing a container of {self.name}", self.container.remove, force=True)
 
 
+def wrapped(argv: list[str], stdin: bool, stream: Stream, end: bytes) -> list[str]:
+    """``argv`` as the container's shell runs it: its standard input piped from the environment's
+    STDIN_VARIABLE, both its streams made one (``2>&1``, in the order they were written) where both
+    are read, and after it, on the stream that is read, ``end``: output that comes without it was
+    lost on its way through the engine, which an empty output alone could not tell from a program
+    that printed nothing. The shell exits as the program did."""
+    program = '"$@"' + " 2>&1" * (stream == "both")
+    if stdin:
+        program = f'printf %s "${STDIN_VARIABLE}" | {program}'
+    onto = " >&2" * (stream == "stderr")
+    return ["sh", "-c", f"{program}; status=$?; printf %s {end.decode()}{onto}; exit $status", "sh", *argv]
+
+
 class ContainerCell(Runner):
     """One cell's program (or one build command) run by ``docker exec`` in a container of its own,
     removed by ``done`` once the cell is over. An engine that stops answering is an error naming it
@@ -319,8 +338,7 @@ class ContainerCell(Runner):
     ) -> None:
         """The program runs in ``workdir`` (the port's folder, or a build's own) and sees the variables
         ``names`` lists beside the allowlisted ones. ``stream``: which of its streams :meth:`output`
-        gives; both are made one by the container's shell (``2>&1``), so that they keep the order in
-        which they were written, which two streams of the engine's would not."""
+        gives (:func:`wrapped`)."""
         super().__init__(timeout)
         self.container, self._done = container, done
         self.returncode: int | None = None
@@ -329,13 +347,15 @@ class ContainerCell(Runner):
         self._blocks: queue.Queue[bytes | None] = queue.Queue(maxsize=QUEUED_BLOCKS)
         self._stderr = StderrKeeper(KEPT[stream])
         self._swapped = stream == "stderr"
-        if stream == "both":
-            argv = ["sh", "-c", 'exec "$@" 2>&1', "sh", *argv]
+        self._end = secrets.token_hex(16).encode()
+        """Written after the program by its shell: unguessable, so that no output ends with it by chance."""
+        self._ended_whole = False
+        """Whether ``_end`` came through: read once the output has ended, the engine lost none of it."""
         if container.group:
             container.group.begin()
         engine = container.engine
         try:
-            self._exec = container.execute(argv, stdin, workdir, names)
+            self._exec = container.execute(argv, stdin, workdir, names, stream, self._end)
             stream = engine.call(f"starting a program in a container of {container.name}", engine.client.api.exec_start, self._exec, stream=True, demux=True)
         except (docker.errors.DockerException, ContainerError) as error:
             self._release()
@@ -344,7 +364,10 @@ class ContainerCell(Runner):
         self._reader.start()
 
     def _read(self, stream: Iterator[tuple[bytes | None, bytes | None]]) -> None:
-        first = True
+        """Hand on the output as it comes, the end mark taken out of it where it is found: a
+        process the program left behind may still write after it. The last bytes are held back
+        until more come, so that a mark split between two blocks is found too."""
+        first, held, started = True, b"", True
         try:
             for engine_out, engine_err in stream:
                 out, err = (engine_err, engine_out) if self._swapped else (engine_out, engine_err)
@@ -352,13 +375,28 @@ class ContainerCell(Runner):
                     self._stderr.feed(err)
                 if out and first and out.startswith(RUNTIME_FAILURE):
                     self._stderr.feed(out)  # the engine's words, on the program's stdout: it never started
+                    started = False
                 elif out:
-                    self._hand_on(out)
+                    held = self._unmarked(held + out)
+                    if len(held) >= len(self._end):
+                        self._hand_on(held[: 1 - len(self._end)])
+                        held = held[1 - len(self._end) :]
                 first = first and not out
         except Exception:  # the container was removed under the stream: the cell is over
             pass
         finally:
+            self._ended_whole = self._ended_whole or not started
+            if held:
+                self._hand_on(held)
             self._hand_on(None)
+
+    def _unmarked(self, output: bytes) -> bytes:
+        """``output`` without the first end mark in it, noting that it came."""
+        if self._ended_whole:
+            return output
+        before, mark, after = output.partition(self._end)
+        self._ended_whole = bool(mark)
+        return before + after
 
     def _hand_on(self, block: bytes | None) -> None:
         """Queue a block (None: the end) for :meth:`output`; once the cell is stopped or out of time no
@@ -457,6 +495,8 @@ class ContainerCell(Runner):
         self._result = ended(self.returncode or 0, self.timed_out, self.stopped, self._stderr, limit, usage)
         if self.returncode is None and not (self.timed_out or self.stopped):
             self._result = replace(self._result, failure=NO_EXIT_CODE)
+        elif not self._ended_whole and self.returncode != KILLED_EXIT and not (self.timed_out or limit):
+            self._result = replace(self._result, lost=f"the program ended with exit code {self.returncode}, but {LOST_OUTPUT}")
         return self._result
 
     def close(self) -> None:
