@@ -151,14 +151,15 @@ def small_disk(tmp_path):
 def test_a_full_disk_is_the_build_error_of_the_cell_that_met_it(tmp_path, small_disk, run_tmpdir):
     """On a cache disk of 2 MiB: a port whose folder is larger cannot be copied for its build, a
     build that fills the disk fails, each its own cell's build error saying the disk is full; the
-    port that needs no build passes, and a small build after them passes too."""
+    port that needs no build passes, and a small build after them passes too (one at a time: one
+    beside the filler's meets the disk it filled, and is rightly that disk's error too)."""
     root = tmp_path / "ports"
     bulky = scripted_port(root, "bulky", 'cp hanoi.sh "$0"')
     (bulky / "data.bin").write_bytes(b"\0" * (3 << 20))
     scripted_port(root, "filler", 'head -c 3000000 /dev/zero > big; cp hanoi.sh "$0"')
     scripted_port(root, "small", 'cp hanoi.sh "$0"')
     (root / "python").symlink_to(ROOT / "python")
-    cells = run_cells(tmp_path, root, "subprocess", run_tmpdir)
+    cells = run_cells(tmp_path, root, "subprocess", run_tmpdir, "--jobs", "1")
     assert (cells["bulky"]["reason"], cells["bulky"]["detail"]) == (
         "build", "the build's cache entry could not be written: No space left on device"
     ), cells["bulky"]
