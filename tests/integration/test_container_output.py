@@ -115,3 +115,13 @@ def test_a_cell_whose_output_the_engine_always_loses_is_the_engines_error_not_a_
     assert (cell.outcome, cell.reason) == (Outcome.ERROR, Reason.ENGINE), cell.detail
     assert "moby/moby#27289" in cell.detail and "(read: 0 moves)" in cell.detail
     assert len(started) >= OUTPUT_ATTEMPTS
+
+
+def test_output_lost_with_no_exit_code_is_lost_too(docker_engine, monkeypatch):
+    """The engine that loses the output may not have the exit code either: the cell is run again all the same."""
+    cut(monkeypatch, lost_whole)
+    inspect = docker.APIClient.exec_inspect
+    monkeypatch.setattr(docker.APIClient, "exec_inspect", lambda api, exec_id: {**inspect(api, exec_id), "ExitCode": None})
+    _, cell = cell_output("echo 1 0 2")
+    finish = cell.finish()
+    assert finish.lost and "ended with no exit code from the engine, but its output came without the end" in finish.lost, finish

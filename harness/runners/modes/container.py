@@ -495,8 +495,9 @@ class ContainerCell(Runner):
         self._result = ended(self.returncode or 0, self.timed_out, self.stopped, self._stderr, limit, usage)
         if self.returncode is None and not (self.timed_out or self.stopped):
             self._result = replace(self._result, failure=NO_EXIT_CODE)
-        elif not self._ended_whole and self.returncode != KILLED_EXIT and not (self.timed_out or limit):
-            self._result = replace(self._result, lost=f"the program ended with exit code {self.returncode}, but {LOST_OUTPUT}")
+        if not self._ended_whole and self.returncode != KILLED_EXIT and not (self.timed_out or limit):
+            how = "no exit code from the engine" if self.returncode is None else f"exit code {self.returncode}"
+            self._result = replace(self._result, lost=f"the program ended with {how}, but {LOST_OUTPUT}")
         return self._result
 
     def close(self) -> None:
