@@ -76,8 +76,6 @@ class Unavailable(CellError):
 class ContainerError(CellError):
     """No engine answers, or a port's image or container cannot be made; the message says why."""
 
-    reason = Reason.ENGINE
-
 
 class ImageBuildFailed(ContainerError):
     """A port's image could not be built: its recipe failed, or ran past its time; the message says

@@ -33,7 +33,9 @@ def evaluate(
     on_move: MoveSink | None = None,
 ) -> Cell:
     """Run one (port, method, n) cell under ``settings`` (its timeout and strictness); ``on_line``
-    sees each raw line (the run's secrets masked), ``on_move`` each verified move. A missing interpreter skips the cell, or
+    sees each raw line (the run's secrets masked), ``on_move`` each verified move; a cell whose output
+    was lost on its way is run again (OUTPUT_ATTEMPTS in all), but for one whose lines or moves were
+    shown. A missing interpreter skips the cell, or
     with ``strict`` makes it an error. Everything runs through ``gate``: a program within the run's
     walls, a query in its PostgreSQL (without a gate, a gate of the settings' own, for this cell alone)."""
     if gate is None:
@@ -42,7 +44,8 @@ def evaluate(
     started = time.perf_counter()
     secrets = gate.secrets
     masked_line = (lambda line: on_line(secrets.mask(line))) if on_line else None
-    for _ in range(OUTPUT_ATTEMPTS):  # the same cell again, while its output is lost on the way (Finish.lost)
+    shown = on_line is not None or on_move is not None  # what was shown of a lost output cannot be taken back
+    for _ in range(1 if shown else OUTPUT_ATTEMPTS):  # the same cell again, while its output is lost on the way (Finish.lost)
         cell = Cell(port.name, method, n, pegs=peg_names(port, method))
         if not _play(cell, port, settings, gate, masked_line, on_move):
             break

@@ -219,7 +219,7 @@ class Reason(str, enum.Enum):
     CRASH = "crash"  # the port exited with an error or was killed
     UNREADABLE = "unreadable"  # output no pattern of the manifest reads
     START = "start"  # the port's program could not be started
-    ENGINE = "engine"  # the container engine failed the cell: it stopped answering, or lost the program's output
+    ENGINE = "engine"  # the container engine lost the program's output, each time the cell was run
     BUILD = "build"
     MANIFEST = "manifest"
     DATABASE = "database"

@@ -286,20 +286,19 @@ class CellReading:
         cell.parting = divergence.parting()
 
     def _outcome(self, finish: Finish, timeout: float) -> None:
-        """The outcome: none where the output is known to have been lost on its way (the runner says
-        so), then a move that breaks the rules first, as a reader of the output would say, however
+        """The outcome: a move that breaks the rules first, as a reader of the output would say, however
         the port ended after it (so that the verdict is the same whether or not the reading stopped
         before its exit was seen); then the most fundamental fault: a port that hung or crashed is not
-        judged on the moves it did not print."""
+        judged on the moves it did not print. Output lost on its way (the runner says so) fails only on a
+        move among those that came, which the port printed; what was lost may have been anything."""
         cell, finding = self.cell, self.tally.finding
         cell.moves = self.tally.divergence.count
-        if finish.lost:
-            cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.ENGINE, f"{finish.lost} (read: {cell.moves} moves)"
-            return
         if self.tally.found_on_a_cut_line and (finish.timed_out or finish.limit):
             finding = None  # a line the harness cut by ending the program: the port never finished writing it
         if finding and finding[0] is Outcome.FAIL:
             (cell.outcome, cell.detail), cell.reason = finding, Reason.VIOLATION
+        elif finish.lost:
+            cell.outcome, cell.reason, cell.detail = Outcome.ERROR, Reason.ENGINE, f"{finish.lost} (read: {cell.moves} moves)"
         elif finish.limit:
             cell.outcome, cell.reason = Outcome.ERROR, Reason.LIMIT
             cell.detail = f"{finish.limit} after {cell.moves} moves; {finish.evidence}"

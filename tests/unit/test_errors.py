@@ -21,7 +21,7 @@ class SlowCompiler(BuildFailed):
         (BuildFailed("the build failed with exit code 1: cc"), Reason.BUILD),
         (SlowCompiler("the build ran past 300 s: cc"), Reason.BUILD),
         (Unavailable("cannot connect to PostgreSQL"), Reason.DATABASE),
-        (ContainerError("no Docker engine answers"), Reason.ENGINE),
+        (ContainerError("no Docker engine answers"), Reason.START),
         (StartFailed("could not start the port's program: no such file"), Reason.START),
         (Interrupted("the run is closing: no port starts now"), Reason.NOT_RUN),
     ],

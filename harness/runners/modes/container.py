@@ -11,6 +11,7 @@ import contextlib
 import os
 import queue
 import secrets
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +40,8 @@ CELL_USER = f"{NOBODY}:{NOBODY}"
 """Cells run as nobody: root in the container could do more with a read-only root than it should.
 So do builds, where the harness is root: a build run as root could leave a setuid-root program."""
 STDIN_VARIABLE = "HANOI_STDIN"
-RUNTIME_FAILURE = b"OCI runtime exec failed"  # how the engine says an exec could not start its program
+SHELL_SIGNALS = " ".join(str(number) for number in range(1, 32) if number not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD))
+"""What the shell that runs a program traps, and so outlives: every signal that would end it and may be caught."""
 NO_EXIT_CODE = "ended with no exit code from the Docker engine (the program may never have run)"
 PORT_MOUNT = "/port"
 BUILD_MOUNT = Path("/build")
@@ -49,8 +51,12 @@ TMP_SIZE = "256m"
 QUEUED_BLOCKS = 64
 IDLE_COMMAND = ["sleep", "infinity"]
 IDLE_PROCESSES = ("docker-init", "sleep")
-"""What runs in a container besides its cell; the process limit leaves room for them, and for the
-shell that runs the cell's program (:func:`wrapped`)."""
+"""What runs in a container besides its cell; the process limit leaves room for them."""
+EXEC_PROCESSES = 4
+"""Room, in a container's process limit, for the engine's own processes that start a program in it
+(runc's stages, alive or awaiting runc a moment after): with none, a port reading its n on
+standard input was refused a fork at ``--processes 1`` in 5 of 24 cells, and with two in 4 of 24;
+with four, in none of 18."""
 IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 """The PATH of a Debian image: a program in a container finds its interpreters there, not where the host has them."""
 
@@ -123,7 +129,7 @@ class ContainerWalls(Walls):
         if user == CELL_USER:
             for folder in job.writes:
                 hand_over(folder, NOBODY, NOBODY)
-        container = self.containers.start(job.port, dict(shared), user=user, file_bytes=job.file_bytes)
+        container = self.containers.start(job.port, dict(shared), user=user, file_bytes=job.file_bytes, stdin=job.stdin is not None)
         workdir = Path(PORT_MOUNT)
         for folder, _ in shared:
             if job.folder.is_relative_to(folder):
@@ -196,15 +202,19 @@ class PortContainers:
             raise made
         return made
 
-    def start(self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER, file_bytes: int | None = None) -> PortContainer:
+    def start(
+        self, port: Port, mounts: dict[Path, str] | None = None, user: str = CELL_USER, file_bytes: int | None = None, stdin: bool = False,
+    ) -> PortContainer:
         """A fresh container of the port's image, for one cell or one build command, with ``mounts``
-        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it), and no
-        file written in it past ``file_bytes``, where given."""
+        (a build's cache entry: ``PATH:ro`` or ``PATH:rw``, where the container sees it), no file
+        written in it past ``file_bytes``, where given, and room beside the run's process limit for
+        the shell that runs the program, and for its standard input's, where it has some (:func:`wrapped`)."""
         image = self.image(port)
         with self._lock:
             if self._closing:
                 raise ContainerError("the run is closing: no container starts now")
-        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user, file_bytes)
+        shells = 1 + stdin
+        container = PortContainer(self.engine(), image, port, self.limits, mounts or {}, user, file_bytes, shells)
         with self._lock:
             self._running.add(container)
             closing = self._closing
@@ -240,8 +250,9 @@ class PortContainer:
     """One started container of a port's image, for one cell or one build command."""
 
     def __init__(
-        self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str, file_bytes: int | None = None,
+        self, engine: Engine, image: str, port: Port, limits: Limits, mounts: dict[Path, str], user: str, file_bytes: int | None, shells: int,
     ) -> None:
+        """``shells``: how many processes run the program, besides its own and the idle ones."""
         self.engine, self.name, self.user = engine, port.name, user
         ulimits = [docker.types.Ulimit(name="fsize", soft=file_bytes, hard=file_bytes)] if file_bytes else None
         volumes = {str(port.folder.resolve()): {"bind": PORT_MOUNT, "mode": "ro"}}
@@ -253,7 +264,7 @@ class PortContainer:
                 f"starting a container of {port.name}", engine.client.containers.run,
                 image, IDLE_COMMAND, detach=True, init=True, network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,noexec,nosuid,nodev,size={TMP_SIZE}"}, volumes=volumes, working_dir=PORT_MOUNT,
-                mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES) + 1,
+                mem_limit=limits.memory, memswap_limit=limits.memory, pids_limit=limits.processes + len(IDLE_PROCESSES) + shells + EXEC_PROCESSES,
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], labels=container_labels(port.name), ulimits=ulimits,
             )
             engine.call(f"starting a container of {port.name}", self.container.reload)
@@ -319,12 +330,15 @@ def wrapped(argv: list[str], stdin: bool, stream: Stream, end: bytes) -> list[st
     STDIN_VARIABLE, both its streams made one (``2>&1``, in the order they were written) where both
     are read, and after it, on the stream that is read, ``end``: output that comes without it was
     lost on its way through the engine, which an empty output alone could not tell from a program
-    that printed nothing. The shell exits as the program did."""
-    program = '"$@"' + " 2>&1" * (stream == "both")
+    that printed nothing. The shell exits as the program did. It outlives any signal the program
+    may send it but SIGKILL (its traps are not the program's), and its own words (``Segmentation
+    fault``) go nowhere, so that neither can pass for the program's."""
+    program = '("$@" ' + ("2>&1" if stream == "both" else "2>&3") + " 3>&-)"  # a subshell that becomes the program
     if stdin:
         program = f'printf %s "${STDIN_VARIABLE}" | {program}'
-    onto = " >&2" * (stream == "stderr")
-    return ["sh", "-c", f"{program}; status=$?; printf %s {end.decode()}{onto}; exit $status", "sh", *argv]
+    onto = " >&3" * (stream == "stderr")
+    script = f"trap : {SHELL_SIGNALS}; exec 3>&2 2>/dev/null; {program}; status=$?; printf %s {end.decode()}{onto}; exit $status"
+    return ["sh", "-c", script, "sh", *argv]
 
 
 class ContainerCell(Runner):
@@ -364,39 +378,37 @@ class ContainerCell(Runner):
         self._reader.start()
 
     def _read(self, stream: Iterator[tuple[bytes | None, bytes | None]]) -> None:
-        """Hand on the output as it comes, the end mark taken out of it where it is found: a
-        process the program left behind may still write after it. The last bytes are held back
-        until more come, so that a mark split between two blocks is found too."""
-        first, held, started = True, b"", True
+        """Hand on the output as it comes, the end mark taken out of it where it is found (a process
+        the program left behind may still write after it). Bytes that may begin the mark are held
+        back until more come, so that a mark split between two blocks is found too; no more than
+        those, so that all a program that hangs has printed is read."""
+        held = b""
         try:
             for engine_out, engine_err in stream:
                 out, err = (engine_err, engine_out) if self._swapped else (engine_out, engine_err)
                 if err:
                     self._stderr.feed(err)
-                if out and first and out.startswith(RUNTIME_FAILURE):
-                    self._stderr.feed(out)  # the engine's words, on the program's stdout: it never started
-                    started = False
-                elif out:
-                    held = self._unmarked(held + out)
-                    if len(held) >= len(self._end):
-                        self._hand_on(held[: 1 - len(self._end)])
-                        held = held[1 - len(self._end) :]
-                first = first and not out
+                if out:
+                    ready, held = self._unmarked(held + out)
+                    if ready:
+                        self._hand_on(ready)
         except Exception:  # the container was removed under the stream: the cell is over
             pass
         finally:
-            self._ended_whole = self._ended_whole or not started
             if held:
                 self._hand_on(held)
             self._hand_on(None)
 
-    def _unmarked(self, output: bytes) -> bytes:
-        """``output`` without the first end mark in it, noting that it came."""
+    def _unmarked(self, output: bytes) -> tuple[bytes, bytes]:
+        """``output`` without the first end mark in it (noting that it came), as what may be handed
+        on and what must be held: its longest end that is how the mark begins."""
+        if not self._ended_whole:
+            before, mark, after = output.partition(self._end)
+            self._ended_whole, output = bool(mark), before + after
         if self._ended_whole:
-            return output
-        before, mark, after = output.partition(self._end)
-        self._ended_whole = bool(mark)
-        return before + after
+            return output, b""
+        held = next((size for size in range(min(len(self._end) - 1, len(output)), 0, -1) if output.endswith(self._end[:size])), 0)
+        return output[: len(output) - held], output[len(output) - held :]
 
     def _hand_on(self, block: bytes | None) -> None:
         """Queue a block (None: the end) for :meth:`output`; once the cell is stopped or out of time no
