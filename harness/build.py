@@ -12,9 +12,9 @@ program is built once per n (or once, if its build does not use n) until any of 
 A cache entry is the port's to write, so the harness, often root, trusts nothing in it: it follows
 no link there (its done mark is made with O_EXCL and O_NOFOLLOW and read with lstat, the program
 must be a file of its own), strips every setuid and setgid bit from what a build leaves, and holds
-a build to BUILD_BYTES of the cache (its copy of the port's folder too, counted before it is made);
-a build that breaks any of these, or meets a full disk, is its own cell's build error, and its
-entry is removed.
+a build to BUILD_BYTES of the cache (its copy of the port's folder too, counted before it is made;
+as root, on a disk of its own of about that size); a build that breaks any of these, or meets a
+full disk, is its own cell's build error, and its entry is removed.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -57,6 +58,12 @@ WATCH_SECONDS = 0.25
 """How often what a build keeps in the cache is counted while each command runs (it is counted
 again after it), against BUILD_BYTES."""
 SETID = stat.S_ISUID | stat.S_ISGID
+DISK_BYTES = BUILD_BYTES + BUILD_BYTES // 8
+"""The size of a build's own disk (:func:`_own_disk`): BUILD_BYTES, and room for the file system's
+own tables, so that the watcher's count, not the disk, names a build that writes too much."""
+DISK_SECONDS = 30
+"""The most making, mounting or letting go of a build's own disk may take (0.11 s here)."""
+NEARLY_FULL = 1 << 20
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
@@ -86,6 +93,7 @@ class Builds:
     building the same is waited for too, until ``closing`` says the run is ending."""
 
     def __init__(self, closing: Callable[[], bool]) -> None:
+        _sweep_disks(cache_root() / "builds")
         self._closing = closing
         self._locks: dict[Path, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -218,7 +226,8 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
     """Copy the port's folder into a fresh build folder (refused where the copy alone would be past
     BUILD_BYTES), run the build there, make what it left safe to keep, and mark it done, all before ``deadline``, the end of the build's ``timeout``
     seconds; or leave nothing of it behind."""
-    remove_tree(entry)  # a build that did not finish, in a run that was killed
+    _let_go(entry)  # the own disk of a build that did not finish, in a run that was killed
+    remove_tree(entry)
     if apparent_bytes(source, BUILD_BYTES) > BUILD_BYTES:
         raise BuildFailed(
             f"the port's folder holds more than {size(BUILD_BYTES)} (a sparse file counted at its full size), the most one build may"
@@ -227,17 +236,145 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
     try:
         with _cache_written():
             entry.mkdir(parents=True)
-            shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
-        copied = _unread(built.folder)
-        run_commands(steps, built.folder, start, timeout, deadline)
-        require_program(steps, lambda: _is_file(built.binary))
+        with _own_disk(entry, deadline):
+            with _cache_written():
+                shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
+            copied = _unread(built.folder)
+            run_commands(steps, built.folder, start, timeout, deadline)
+            require_program(steps, lambda: _is_file(built.binary))
+            with _cache_written():
+                _keep_record(entry, built.folder, source, copied, deadline)
+                _strip_setid(entry)
         with _cache_written():
-            _keep_record(entry, built.folder, source, copied, deadline)
-            _strip_setid(entry)
             _mark_done(entry)
     except BaseException:
+        _let_go(entry)
         remove_tree(entry)  # following no link: a link is removed, not what it names
         raise
+
+
+def _disk_command(argv: list[str]) -> bool:
+    """Run one of the harness's own commands for a build's disk (paths it made, never a port's
+    words); whether it did what it was asked within DISK_SECONDS."""
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=DISK_SECONDS, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@contextlib.contextmanager
+def _own_disk(entry: Path, deadline: float) -> Iterator[None]:
+    """The build's entry on a disk of its own, DISK_BYTES, where this machine lets the harness make
+    one (as root, with loop devices): whatever the build holds, in files it has unlinked and sent
+    away on a socket too, takes no more of the cache than that. What the build kept is then copied
+    to the entry on the cache's own disk, and its disk let go. Elsewhere the entry is where it is,
+    held to BUILD_BYTES by the watcher's count alone (:func:`_bounded`)."""
+    image = entry.with_name(f"{entry.name}.disk")
+    made = (
+        own_disks()
+        and _disk_command(["truncate", "-s", str(DISK_BYTES), str(image)])
+        and _disk_command(["mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal", str(image)])
+        and _disk_command(["mount", "-o", "loop,nosuid,nodev", str(image), str(entry)])
+    )
+    image.unlink(missing_ok=True)  # the loop device holds it while it is mounted, and no longer
+    if not made:
+        yield
+        return
+    kept = entry.with_name(f"{entry.name}.kept")
+    try:
+        (entry / "lost+found").rmdir()
+        yield
+        if _copied_bytes(entry) > BUILD_BYTES:
+            raise BuildFailed(
+                f"the build left more than {size(BUILD_BYTES)} (a sparse file counted at its full size), the most one build may keep in"
+                " the cache"
+            )
+        remove_tree(kept)
+        with _cache_written():
+            shutil.copytree(entry, kept, symlinks=True, ignore=_unkept, copy_function=_copier(deadline))
+            for path in tree(kept):  # each the user's who made it, as the cell that runs it may need
+                owner = os.lstat(entry / path.relative_to(kept))
+                os.chown(path, owner.st_uid, owner.st_gid, follow_symlinks=False)
+        _let_go(entry)
+        kept.replace(entry)
+    finally:
+        _let_go(entry)
+        remove_tree(kept)
+
+
+def _copied_bytes(entry: Path) -> int:
+    """What copying the entry writes: each file once however many names it has (its names are
+    kept, :func:`_copier`), at its apparent size (a sparse file's holes written out), at least
+    FILE_BYTES, as each folder and link is."""
+    total, seen = 0, set()
+    for path in tree(entry):
+        found = os.lstat(path)
+        if (found.st_dev, found.st_ino) not in seen:
+            seen.add((found.st_dev, found.st_ino))
+            total += max(found.st_size if stat.S_ISREG(found.st_mode) else 0, FILE_BYTES)
+    return total
+
+
+def _copier(deadline: float) -> Callable[[str, str], str]:
+    """copytree's way to copy a build's file: once, and each of its other names a link to that copy."""
+    copies: dict[tuple[int, int], str] = {}
+
+    def copy(source: str, target: str) -> str:
+        found = os.lstat(source)
+        first = copies.get((found.st_dev, found.st_ino))
+        if first is None:
+            copies[found.st_dev, found.st_ino] = _copy(source, target, deadline=deadline)
+        else:
+            os.link(first, target)
+        return target
+
+    return copy
+
+
+def own_disks() -> bool:
+    """Whether a build may have a disk of its own here: as root, with loop devices and mkfs.ext4."""
+    return os.geteuid() == 0 and Path("/dev/loop-control").exists() and shutil.which("mkfs.ext4") is not None
+
+
+def _unkept(folder: str, names: list[str]) -> set[str]:
+    """What a copy of a build's entry leaves out: all that is not a file, folder or link (a pipe, a socket)."""
+    kinds = (stat.S_ISREG, stat.S_ISDIR, stat.S_ISLNK)
+    unkept = set()
+    for name in names:
+        try:
+            mode = os.lstat(os.path.join(folder, name)).st_mode  # noqa: PTH118 - copytree hands strings
+        except OSError:
+            continue
+        if not any(kind(mode) for kind in kinds):
+            unkept.add(name)
+    return unkept
+
+
+def _sweep_disks(builds: Path) -> None:
+    """Let go of the own disks (:func:`_own_disk`) that runs killed while they built left mounted:
+    each whose entry's lock no harness holds."""
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return
+    for line in mounts:
+        fields = line.split(" ")
+        place = Path(re.sub(r"\\([0-7]{3})", lambda code: chr(int(code[1], 8)), fields[4])) if len(fields) > 4 else None
+        if place is None or place.parent.parent != builds.resolve():
+            continue
+        with contextlib.suppress(OSError), os.fdopen(os.open(place.with_suffix(".lock"), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW), "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a build under way
+            _let_go(place)
+
+
+def _let_go(entry: Path) -> None:
+    """Unmount a build's own disk from its entry, if it is mounted there, at once (lazily: a process
+    of the build that still holds a file there holds no more than that disk, until it ends)."""
+    if os.path.ismount(entry):
+        _disk_command(["umount", "-l", str(entry)])
 
 
 def _unread(folder: Path) -> list[str]:
@@ -404,7 +541,7 @@ def _held_unlinked(pids: Iterable[int], entry: Path) -> int:
 def _copy(source: str, target: str, *, deadline: float) -> str:
     """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes,
     or a full disk stops it (which copytree, collecting only OSErrors, lets through at once)."""
-    with _cache_written(), open(source, "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
+    with _cache_written(), os.fdopen(os.open(source, os.O_RDONLY | os.O_NOFOLLOW), "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
         while block := reading.read(COPY_BLOCK):
             writing.write(block)
             try:
@@ -442,6 +579,15 @@ def _bounded(entry: Path, runner: Runner) -> Iterator[threading.Event]:
         watcher.join()
 
 
+def _filled(entry: Path) -> bool:
+    """Whether the build filled its own disk (:func:`_own_disk`), where it has one: then it took
+    more than BUILD_BYTES, whether or not any folder shows it."""
+    if not os.path.ismount(entry):
+        return False
+    found = os.statvfs(entry)
+    return found.f_bavail * found.f_frsize < NEARLY_FULL
+
+
 def require_program(steps: Sequence[tuple[list[str], str]], made: Callable[[], bool]) -> None:
     """A build whose commands name {binary} must have made it: the command runs it. ``made`` tells
     whether it is there, wherever the build ran."""
@@ -463,7 +609,7 @@ def run_commands(steps: Sequence[tuple[list[str], str]], folder: Path, start: St
                 said.feed(block)
             finish = runner.finish()
         written = _written(folder.parent)  # BuildFailed for a tree too deep to keep
-        if over.is_set() or written > BUILD_BYTES:
+        if over.is_set() or written > BUILD_BYTES or _filled(folder.parent):
             raise BuildFailed(f"the build wrote more than {size(BUILD_BYTES)} to the cache, the most one build may keep: {shown}")
         if finish.timed_out:
             raise BuildFailed(f"the build ran past its {timeout:g} s (--build-timeout): {shown}")

@@ -5,6 +5,7 @@ and a full disk is a named build error of the cell that met it. In every mode th
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import stat
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, harness_here
+from harness.build import Builds, own_disks
 from integration.conftest import compare_json
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="what the harness does as root is the point")
@@ -165,3 +167,67 @@ def test_a_full_disk_is_the_build_error_of_the_cell_that_met_it(tmp_path, small_
     ), cells["bulky"]
     assert cells["filler"]["reason"] == "build" and "No space left on device" in cells["filler"]["detail"], cells["filler"]
     assert (cells["small"]["outcome"], cells["python"]["outcome"]) == ("pass", "pass"), cells
+
+
+def mounted_below(folder: Path) -> list[str]:
+    """The mount points below ``folder``: only what the test's own runs made."""
+    places = [line.split(" ")[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+    return [place for place in places if Path(place).is_relative_to(folder.resolve())]
+
+
+needs_own_disks = pytest.mark.skipif(not own_disks(), reason="a build has a disk of its own only as root, with loop devices")
+
+
+@needs_own_disks
+def test_a_builds_own_disk_keeps_its_links_and_owners_and_goes(tmp_path, mode, run_tmpdir):
+    """A build on a disk of its own is copied to the cache as it was made: a file with four names is
+    one file with four names (a copy of each would take four times the room), each file its maker's;
+    and no disk is left mounted after the run."""
+    root = tmp_path / "ports"
+    scripted_port(root, "linked", 'head -c 100000 /dev/zero > big; for i in 1 2 3; do ln big big$i; done; cp hanoi.sh "$0"; chmod 700 "$0"')
+    cells = run_cells(tmp_path, root, mode, run_tmpdir)
+    assert cells["linked"]["outcome"] == "pass", cells["linked"]
+    [big] = (tmp_path / "cache" / "builds" / "linked").glob("*/build/big")
+    assert big.stat().st_nlink == 4
+    assert mounted_below(tmp_path) == []
+
+
+@needs_own_disks
+def test_sparse_files_past_the_bound_are_not_copied_out_of_a_builds_own_disk(tmp_path, run_tmpdir):
+    """Three sparse files of 900 MiB take next to nothing of a build's own disk, and copying them to
+    the cache would write 2.6 GiB: the build's error, and nothing kept."""
+    root = tmp_path / "ports"
+    scripted_port(root, "sparse", 'for i in 1 2 3; do truncate -s 900M sparse$i; done; cp hanoi.sh "$0"')
+    cells = run_cells(tmp_path, root, "subprocess", run_tmpdir)
+    assert (cells["sparse"]["reason"], cells["sparse"]["detail"]) == (
+        "build", "the build left more than 1 GiB (a sparse file counted at its full size), the most one build may keep in the cache"
+    ), cells["sparse"]
+    assert list((tmp_path / "cache" / "builds" / "sparse").glob("*/")) == []
+    assert mounted_below(tmp_path) == []
+
+
+@needs_own_disks
+def test_a_run_lets_go_of_the_disk_a_killed_run_left_mounted(tmp_path, monkeypatch):
+    """A run killed while it built leaves that build's own disk mounted on its entry: the next run
+    unmounts each whose lock no harness holds, and leaves one whose lock is held."""
+    builds = tmp_path / "cache" / "builds" / "port"
+    builds.mkdir(parents=True)
+    entries = []
+    for name in ("left", "building"):
+        entry, image = builds / name, builds / f"{name}.disk"
+        entry.mkdir()
+        (builds / f"{name}.lock").touch()
+        subprocess.run(["truncate", "-s", "16M", str(image)], check=True)
+        subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
+        subprocess.run(["mount", "-o", "loop", str(image), str(entry)], check=True)
+        image.unlink()
+        entries.append(entry)
+    try:
+        with (builds / "building.lock").open("a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            monkeypatch.setenv("HANOI_CACHE", str(tmp_path / "cache"))
+            Builds(lambda: False)
+        assert mounted_below(tmp_path) == [str(builds / "building")]
+    finally:
+        for entry in entries:
+            subprocess.run(["umount", "-l", str(entry)], check=False)
