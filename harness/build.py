@@ -29,6 +29,7 @@ import re
 import shutil
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -38,7 +39,7 @@ from typing import Any
 
 from harness.environment import cache_root
 from harness.errors import BuildFailed, Interrupted
-from harness.limits import BUILD_BYTES, FILE_BYTES, size
+from harness.limits import BUILD_BYTES, FILE_BYTES, mounts, size
 from harness.port import SHOWN_BUILD, Built, Port, Program, apparent_bytes, fill, past
 from harness.runners.base import Runner
 from harness.runners.process import EMPTY_STDERR, StderrKeeper
@@ -64,6 +65,9 @@ own tables, so that the watcher's count, not the disk, names a build that writes
 DISK_SECONDS = 30
 """The most making, mounting or letting go of a build's own disk may take (0.11 s here)."""
 NEARLY_FULL = 1 << 20
+LEFT = (".disk", ".kept")
+"""Beside an entry while its build has a disk of its own: the disk's image (unlinked once mounted),
+and the copy of what the build kept (renamed to the entry once made)."""
 
 StartCommand = Callable[[list[str], Path, float], Runner]
 """Starts one build command in a folder, with so many seconds: the isolation's way of running it."""
@@ -236,7 +240,7 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
     try:
         with _cache_written():
             entry.mkdir(parents=True)
-        with _own_disk(entry, deadline):
+        with _own_disk(entry):
             with _cache_written():
                 shutil.copytree(source, built.folder, symlinks=True, copy_function=functools.partial(_copy, deadline=deadline))
             copied = _unread(built.folder)
@@ -253,34 +257,32 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
         raise
 
 
-def _disk_command(argv: list[str]) -> bool:
+def _disk_command(argv: list[str]) -> str | None:
     """Run one of the harness's own commands for a build's disk (paths it made, never a port's
-    words); whether it did what it was asked within DISK_SECONDS."""
+    words) within DISK_SECONDS: None once it has done what it was asked, else why not in a line."""
     try:
-        return subprocess.run(argv, capture_output=True, timeout=DISK_SECONDS, check=False).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=DISK_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{error}"
+    return None if done.returncode == 0 else (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
 
 
 @contextlib.contextmanager
-def _own_disk(entry: Path, deadline: float) -> Iterator[None]:
-    """The build's entry on a disk of its own, DISK_BYTES, where this machine lets the harness make
-    one (as root, with loop devices): whatever the build holds, in files it has unlinked and sent
-    away on a socket too, takes no more of the cache than that. What the build kept is then copied
-    to the entry on the cache's own disk, and its disk let go. Elsewhere the entry is where it is,
-    held to BUILD_BYTES by the watcher's count alone (:func:`_bounded`)."""
-    image = entry.with_name(f"{entry.name}.disk")
-    made = (
-        own_disks()
-        and _disk_command(["truncate", "-s", str(DISK_BYTES), str(image)])
-        and _disk_command(["mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal", str(image)])
-        and _disk_command(["mount", "-o", "loop,nosuid,nodev", str(image), str(entry)])
-    )
-    image.unlink(missing_ok=True)  # the loop device holds it while it is mounted, and no longer
-    if not made:
+def _own_disk(entry: Path) -> Iterator[None]:
+    """The build's entry on a disk of its own, DISK_BYTES, with a file for each FILE_BYTES, where
+    this machine lets the harness make one (:func:`own_disks`): whatever the build holds, in files
+    it has unlinked and sent away on a socket too, takes no more of the cache than that. What the
+    build kept is then copied to the entry on the cache's own disk (bounded by its size, not by the
+    build's time), and its disk let go. Elsewhere the entry is where it is, held to BUILD_BYTES by
+    the watcher's count alone (:func:`_bounded`)."""
+    if not own_disks():
         yield
         return
-    kept = entry.with_name(f"{entry.name}.kept")
+    image, kept = (entry.with_name(entry.name + suffix) for suffix in LEFT)
+    try:
+        _make_disk(image, entry)
+    finally:
+        image.unlink(missing_ok=True)  # the loop device holds it while it is mounted, and no longer
     try:
         (entry / "lost+found").rmdir()
         yield
@@ -291,7 +293,7 @@ def _own_disk(entry: Path, deadline: float) -> Iterator[None]:
             )
         remove_tree(kept)
         with _cache_written():
-            shutil.copytree(entry, kept, symlinks=True, ignore=_unkept, copy_function=_copier(deadline))
+            shutil.copytree(entry, kept, symlinks=True, ignore=_unkept, copy_function=_copier())
             for path in tree(kept):  # each the user's who made it, as the cell that runs it may need
                 owner = os.lstat(entry / path.relative_to(kept))
                 os.chown(path, owner.st_uid, owner.st_gid, follow_symlinks=False)
@@ -300,6 +302,37 @@ def _own_disk(entry: Path, deadline: float) -> Iterator[None]:
     finally:
         _let_go(entry)
         remove_tree(kept)
+
+
+def _make_disk(image: Path, place: Path) -> None:
+    """Make a disk image of DISK_BYTES and mount it on ``place``: :class:`BuildFailed` saying why,
+    where this machine, which made one before (:func:`own_disks`), cannot now."""
+    steps = (
+        ["truncate", "-s", str(DISK_BYTES), str(image)],
+        ["mkfs.ext4", "-q", "-F", "-m", "0", "-i", str(FILE_BYTES), "-O", "^has_journal", str(image)],
+        ["mount", "-o", "loop,nosuid,nodev", str(image), str(place)],
+    )
+    for argv in steps:
+        why = _disk_command(argv)
+        if why is not None:
+            _let_go(place)  # a mount that finished after its time
+            raise BuildFailed(f"the build's own disk could not be made: {argv[0]}: {why}")
+
+
+@functools.cache
+def own_disks() -> bool:
+    """Whether a build has a disk of its own here: as root, where a small disk can be made and
+    mounted (loop devices, mkfs.ext4, a mount namespace that lets root mount); asked once a run."""
+    if os.geteuid() != 0 or not Path("/dev/loop-control").exists() or shutil.which("mkfs.ext4") is None:
+        return False
+    with tempfile.TemporaryDirectory(prefix="hanoi-disk-") as folder:
+        image, place = Path(folder) / "disk", Path(folder) / "place"
+        place.mkdir()
+        made = all(_disk_command(argv) is None for argv in (
+            ["truncate", "-s", "8M", str(image)], ["mkfs.ext4", "-q", "-F", str(image)], ["mount", "-o", "loop", str(image), str(place)],
+        ))
+        _let_go(place)
+    return made
 
 
 def _copied_bytes(entry: Path) -> int:
@@ -315,7 +348,7 @@ def _copied_bytes(entry: Path) -> int:
     return total
 
 
-def _copier(deadline: float) -> Callable[[str, str], str]:
+def _copier() -> Callable[[str, str], str]:
     """copytree's way to copy a build's file: once, and each of its other names a link to that copy."""
     copies: dict[tuple[int, int], str] = {}
 
@@ -323,17 +356,12 @@ def _copier(deadline: float) -> Callable[[str, str], str]:
         found = os.lstat(source)
         first = copies.get((found.st_dev, found.st_ino))
         if first is None:
-            copies[found.st_dev, found.st_ino] = _copy(source, target, deadline=deadline)
+            copies[found.st_dev, found.st_ino] = _copy(source, target, deadline=None)
         else:
             os.link(first, target)
         return target
 
     return copy
-
-
-def own_disks() -> bool:
-    """Whether a build may have a disk of its own here: as root, with loop devices and mkfs.ext4."""
-    return os.geteuid() == 0 and Path("/dev/loop-control").exists() and shutil.which("mkfs.ext4") is not None
 
 
 def _unkept(folder: str, names: list[str]) -> set[str]:
@@ -351,30 +379,27 @@ def _unkept(folder: str, names: list[str]) -> set[str]:
 
 
 def _sweep_disks(builds: Path) -> None:
-    """Let go of the own disks (:func:`_own_disk`) that runs killed while they built left mounted:
-    each whose entry's lock no harness holds."""
-    try:
-        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return
-    for line in mounts:
-        fields = line.split(" ")
-        place = Path(re.sub(r"\\([0-7]{3})", lambda code: chr(int(code[1], 8)), fields[4])) if len(fields) > 4 else None
-        if place is None or place.parent.parent != builds.resolve():
-            continue
+    """Let go of what runs killed while they built left of their own disks (:func:`_own_disk`): each
+    disk still mounted, its image, the copy of what it kept; where no harness holds its entry's lock."""
+    places = {place for place, _, _ in mounts() if place.parent.parent == builds.resolve()}
+    with contextlib.suppress(OSError):
+        places |= {path.with_name(path.name.removesuffix(suffix)) for suffix in LEFT for path in builds.glob(f"*/*{suffix}")}
+    for place in places:
         with contextlib.suppress(OSError), os.fdopen(os.open(place.with_suffix(".lock"), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW), "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 continue  # a build under way
             _let_go(place)
+            for suffix in LEFT:
+                remove_tree(place.with_name(place.name + suffix))
 
 
 def _let_go(entry: Path) -> None:
     """Unmount a build's own disk from its entry, if it is mounted there, at once (lazily: a process
     of the build that still holds a file there holds no more than that disk, until it ends)."""
     if os.path.ismount(entry):
-        _disk_command(["umount", "-l", str(entry)])
+        _disk_command(["umount", "-l", str(entry)])  # what it says, if it fails, no one could act on
 
 
 def _unread(folder: Path) -> list[str]:
@@ -502,7 +527,7 @@ def _strip_setid(entry: Path) -> None:
                 os.removexattr(path, CAPABILITIES, follow_symlinks=False)
         if not found.st_mode & SETID or not (stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode)):
             continue
-        if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+        if stat.S_ISREG(found.st_mode) and found.st_nlink > 1 and not os.path.ismount(entry):  # on its own disk, all its names are the build's
             raise BuildFailed(f"the build left a setuid or setgid file with other names outside its cache entry: {Path(path).relative_to(entry)}")
         os.chmod(path, stat.S_IMODE(found.st_mode) & ~SETID)  # noqa: PTH101 - a file or folder, never a link
 
@@ -538,9 +563,11 @@ def _held_unlinked(pids: Iterable[int], entry: Path) -> int:
     return sum(held.values())
 
 
-def _copy(source: str, target: str, *, deadline: float) -> str:
-    """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes,
-    or a full disk stops it (which copytree, collecting only OSErrors, lets through at once)."""
+def _copy(source: str, target: str, *, deadline: float | None) -> str:
+    """Copy one file in blocks, its mode and times too; :class:`BuildFailed` once ``deadline`` passes
+    (a copy of the port's folder, in the build's time; None: no deadline, for the copy of what a build
+    kept, bounded by its size), or a full disk stops it (which copytree, collecting only OSErrors,
+    lets through at once)."""
     with _cache_written(), os.fdopen(os.open(source, os.O_RDONLY | os.O_NOFOLLOW), "rb") as reading, open(target, "wb") as writing:  # noqa: PTH123 - shutil hands strings
         while block := reading.read(COPY_BLOCK):
             writing.write(block)

@@ -309,18 +309,28 @@ def _delegate(parent: Path, *controllers: str) -> bool:
 
 def _cgroup_mounts() -> dict[str, Path]:
     """Mount points: 'cgroup2' for the unified hierarchy, and each v1 controller's name."""
-    mounts: dict[str, Path] = {}
+    found: dict[str, Path] = {}
+    for place, kind, options in mounts():
+        if kind == "cgroup2":
+            found.setdefault("cgroup2", place)
+        elif kind == "cgroup":
+            for option in options.split(","):
+                found.setdefault(option, place)
+    return found
+
+
+def mounts() -> list[tuple[Path, str, str]]:
+    """Each mount this process sees, from /proc/self/mountinfo: its mount point (a byte that is not
+    UTF-8, which a folder a port names may hold, kept as Python keeps it in a path), its file
+    system's type and its options."""
+    found = []
     for line in _read(Path("/proc/self/mountinfo")).splitlines():
         before, _, after = line.partition(" - ")
         fields, rest = before.split(), after.split()
-        if len(fields) < 5 or len(rest) < 3:
-            continue
-        if rest[0] == "cgroup2":
-            mounts.setdefault("cgroup2", Path(fields[4]))
-        elif rest[0] == "cgroup":
-            for option in rest[2].split(","):
-                mounts.setdefault(option, Path(fields[4]))
-    return mounts
+        if len(fields) >= 5 and len(rest) >= 3:
+            place = re.sub(r"\\([0-7]{3})", lambda code: chr(int(code[1], 8)), fields[4])  # a space, a tab, a line break, a backslash
+            found.append((Path(place), rest[0], rest[2]))
+    return found
 
 
 def _groups(path: str) -> dict[str, str]:
@@ -339,7 +349,7 @@ def _groups(path: str) -> dict[str, str]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text()
+        return path.read_text(errors="surrogateescape")
     except OSError:
         return ""
 

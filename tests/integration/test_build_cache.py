@@ -208,8 +208,9 @@ def test_sparse_files_past_the_bound_are_not_copied_out_of_a_builds_own_disk(tmp
 
 @needs_own_disks
 def test_a_run_lets_go_of_the_disk_a_killed_run_left_mounted(tmp_path, monkeypatch):
-    """A run killed while it built leaves that build's own disk mounted on its entry: the next run
-    unmounts each whose lock no harness holds, and leaves one whose lock is held."""
+    """A run killed while it built leaves that build's own disk mounted on its entry, or its image,
+    or the copy of what it kept: the next run lets go of each whose lock no harness holds, and
+    leaves one whose lock is held."""
     builds = tmp_path / "cache" / "builds" / "port"
     builds.mkdir(parents=True)
     entries = []
@@ -222,12 +223,33 @@ def test_a_run_lets_go_of_the_disk_a_killed_run_left_mounted(tmp_path, monkeypat
         subprocess.run(["mount", "-o", "loop", str(image), str(entry)], check=True)
         image.unlink()
         entries.append(entry)
+    (builds / "left.kept" / "build").mkdir(parents=True)  # killed while it copied what the build kept
+    (builds / "other.disk").touch()  # killed before it mounted the image
+    (builds / "other.lock").touch()
     try:
         with (builds / "building.lock").open("a") as held:
             fcntl.flock(held, fcntl.LOCK_EX)
             monkeypatch.setenv("HANOI_CACHE", str(tmp_path / "cache"))
             Builds(lambda: False)
         assert mounted_below(tmp_path) == [str(builds / "building")]
+        assert sorted(path.name for path in builds.iterdir()) == ["building", "building.lock", "left", "left.lock", "other.lock"]
     finally:
         for entry in entries:
             subprocess.run(["umount", "-l", str(entry)], check=False)
+
+
+@needs_own_disks
+def test_a_build_of_many_files_and_a_port_named_in_no_encoding_build_on_their_own_disks(tmp_path, run_tmpdir):
+    """Eighty thousand files, as a big node_modules has, fit a build's own disk as they fit the bound
+    (a disk of one file for each 16 KiB had room for 73,728); a port whose folder's name is not UTF-8
+    has its disk mounted where /proc/self/mountinfo shows that byte raw, which the harness read as
+    UTF-8, and every process start of every run on the machine raised while it was."""
+    root = tmp_path / "ports"
+    scripted_port(root, "many", 'mkdir many && (cd many && seq 1 80000 | xargs touch) && cp hanoi.sh "$0"')
+    scripted_port(root, "bad\udcff", 'cp hanoi.sh "$0"')
+    done, report = compare_json(
+        tmp_path, "--n", "1", "--method", "recursive", root=root, env={"HANOI_CACHE": str(tmp_path / "cache")}, tmpdir=run_tmpdir,
+    )
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    assert {cell["port"]: cell["outcome"] for cell in report["cells"]} == {"many": "pass", "bad\\xff": "pass"}, report["cells"]
+    assert mounted_below(tmp_path) == []
