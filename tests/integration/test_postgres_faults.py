@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -227,7 +228,8 @@ def test_the_embedded_server_killed_mid_run_is_an_error_on_its_cells_and_ends_th
     took = time.monotonic() - started
     assert run.returncode == 1, err
     assert "Traceback" not in out + err
-    assert len(err.splitlines()) <= 2, err
+    said = [line for line in err.splitlines() if not re.match(r"harness: \d+ of \d+ done after ", line)]  # a slow run says it still runs
+    assert len(said) <= 2, err
     cells = valid_report(json.loads(report.read_text()))["cells"]
     assert len(cells) == 4
     for cell in cells:
