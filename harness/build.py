@@ -62,6 +62,8 @@ SETID = stat.S_ISUID | stat.S_ISGID
 DISK_BYTES = BUILD_BYTES + BUILD_BYTES // 8
 """The size of a build's own disk (:func:`_own_disk`): BUILD_BYTES, and room for the file system's
 own tables, so that the watcher's count, not the disk, names a build that writes too much."""
+PROBE_BYTES = 8 << 20
+"""The size of the disk made to learn whether a build can have one here (:func:`own_disks`)."""
 DISK_SECONDS = 30
 """The most making, mounting or letting go of a build's own disk may take (0.11 s here)."""
 NEARLY_FULL = 1 << 20
@@ -252,8 +254,7 @@ def _build(source: Path, entry: Path, built: Built, steps: list[tuple[list[str],
         with _cache_written():
             _mark_done(entry)
     except BaseException:
-        _let_go(entry)
-        remove_tree(entry)  # following no link: a link is removed, not what it names
+        remove_tree(entry)  # following no link: a link is removed, not what it names (its own disk is let go already)
         raise
 
 
@@ -304,11 +305,11 @@ def _own_disk(entry: Path) -> Iterator[None]:
         remove_tree(kept)
 
 
-def _make_disk(image: Path, place: Path) -> None:
-    """Make a disk image of DISK_BYTES and mount it on ``place``: :class:`BuildFailed` saying why,
-    where this machine, which made one before (:func:`own_disks`), cannot now."""
+def _make_disk(image: Path, place: Path, size: int = DISK_BYTES) -> None:
+    """Make a disk image of ``size`` bytes and mount it on ``place``: :class:`BuildFailed` saying
+    why, where it cannot be made or mounted."""
     steps = (
-        ["truncate", "-s", str(DISK_BYTES), str(image)],
+        ["truncate", "-s", str(size), str(image)],
         ["mkfs.ext4", "-q", "-F", "-m", "0", "-i", str(FILE_BYTES), "-O", "^has_journal", str(image)],
         ["mount", "-o", "loop,nosuid,nodev", str(image), str(place)],
     )
@@ -328,11 +329,12 @@ def own_disks() -> bool:
     with tempfile.TemporaryDirectory(prefix="hanoi-disk-") as folder:
         image, place = Path(folder) / "disk", Path(folder) / "place"
         place.mkdir()
-        made = all(_disk_command(argv) is None for argv in (
-            ["truncate", "-s", "8M", str(image)], ["mkfs.ext4", "-q", "-F", str(image)], ["mount", "-o", "loop", str(image), str(place)],
-        ))
+        try:
+            _make_disk(image, place, PROBE_BYTES)
+        except BuildFailed:
+            return False
         _let_go(place)
-    return made
+    return True
 
 
 def _copied_bytes(entry: Path) -> int:
