@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, harness_here
+from harness import build
 from harness.build import Builds, own_disks
+from harness.limits import mounts
 from integration.conftest import compare_json
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="what the harness does as root is the point")
@@ -171,8 +173,7 @@ def test_a_full_disk_is_the_build_error_of_the_cell_that_met_it(tmp_path, small_
 
 def mounted_below(folder: Path) -> list[str]:
     """The mount points below ``folder``: only what the test's own runs made."""
-    places = [line.split(" ")[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
-    return [place for place in places if Path(place).is_relative_to(folder.resolve())]
+    return [str(place) for place, _, _ in mounts() if place.is_relative_to(folder.resolve())]
 
 
 needs_own_disks = pytest.mark.skipif(not own_disks(), reason="a build has a disk of its own only as root, with loop devices")
@@ -218,9 +219,7 @@ def test_a_run_lets_go_of_the_disk_a_killed_run_left_mounted(tmp_path, monkeypat
         entry, image = builds / name, builds / f"{name}.disk"
         entry.mkdir()
         (builds / f"{name}.lock").touch()
-        subprocess.run(["truncate", "-s", "16M", str(image)], check=True)
-        subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
-        subprocess.run(["mount", "-o", "loop", str(image), str(entry)], check=True)
+        build._make_disk(image, entry, 16 << 20)
         image.unlink()
         entries.append(entry)
     (builds / "left.kept" / "build").mkdir(parents=True)  # killed while it copied what the build kept
